@@ -33,6 +33,60 @@ impl Args {
     pub fn bytes(&self, name: &str) -> Option<Vec<u8>> {
         self.0.get(name).and_then(Value::as_str).map(|s| s.as_bytes().to_vec())
     }
+
+    /// The same arguments as the builders' `from_args` reads them (a raw body is `body` as text).
+    pub fn for_builder(&self) -> vidplat_core::Args {
+        vidplat_core::Args::new(self.0.clone())
+    }
+}
+
+/// What the generated `send` hands every builder to: it is sent, and its
+/// answer decoded and serialised back (a list: its first page).
+pub struct Sending;
+
+type Sent<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, Failure>> + 'a>>;
+
+impl<'a> vidplat_core::OperationVisitor<'a> for Sending {
+    type Output = Sent<'a>;
+
+    fn operation<Op>(self, builder: Op) -> Self::Output
+    where
+        Op: vidplat_core::Operation + 'a,
+        Op::Success: serde::Serialize,
+    {
+        Box::pin(async move {
+            let response = vidplat_core::send_operation(builder, None)
+                .await
+                .map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
+            serde_json::to_value(response.into_inner()).map_err(|e| Failure::Reencode(e.to_string()))
+        })
+    }
+
+    fn list<Op>(self, builder: Op) -> Self::Output
+    where
+        Op: vidplat_core::Paginated + Unpin + 'a,
+        Op::Success: serde::Serialize,
+        <Op::Success as vidplat_core::Paged>::Item: serde::Serialize + DeserializeOwned + Unpin + Send + 'static,
+    {
+        self.operation(builder)
+    }
+}
+
+/// The outcome of what `builder::visit` gave: no such operation, its
+/// arguments refused (the first refusal), or the call's answer.
+pub async fn sent(
+    operation: &str,
+    visited: Option<Result<Sent<'_>, vidplat_core::Refusals>>,
+) -> Result<Value, Failure> {
+    match visited {
+        None => Err(Failure::UnknownOperation(operation.to_owned())),
+        Some(Err(refusals)) => {
+            let first = refusals.into_iter().next();
+            let (at, why) = first.map(vidplat_core::Refusal::into_parts).unwrap_or_default();
+            Err(Failure::BadArgument { at, why })
+        }
+        Some(Ok(call)) => call.await,
+    }
 }
 
 #[derive(Debug)]

@@ -30117,6 +30117,78 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("sort_key", "sort_key", &mut refusals)
+            {
+                builder = builder.sort_key(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::SortOrder,
+                >("sort_order", "sort_order", &mut refusals)
+            {
+                builder = builder.sort_order(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("sort_key", &builder.sort_key);
+            refusals.__held("sort_order", &builder.sort_order);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &[
+                    "end_interval",
+                    "end_with",
+                    "filters",
+                    "sort_key",
+                    "sort_order",
+                    "start_interval",
+                    "start_with",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/category/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -30291,6 +30363,94 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::string::String,
+                >("dimensions", "dimensions", &mut refusals)
+            {
+                builder = builder.dimensions(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("metrics", "metrics", &mut refusals)
+            {
+                builder = builder.metrics(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("sort_key", "sort_key", &mut refusals)
+            {
+                builder = builder.sort_key(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::SortOrder,
+                >("sort_order", "sort_order", &mut refusals)
+            {
+                builder = builder.sort_order(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("dimensions", &builder.dimensions);
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("metrics", &builder.metrics);
+            refusals.__held("sort_key", &builder.sort_key);
+            refusals.__held("sort_order", &builder.sort_order);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &[
+                    "dimensions",
+                    "end_interval",
+                    "end_with",
+                    "filters",
+                    "metrics",
+                    "sort_key",
+                    "sort_order",
+                    "start_interval",
+                    "start_with",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -30456,6 +30616,87 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("sort_key", "sort_key", &mut refusals)
+            {
+                builder = builder.sort_key(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::SortOrder,
+                >("sort_order", "sort_order", &mut refusals)
+            {
+                builder = builder.sort_order(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("sort_key", &builder.sort_key);
+            refusals.__held("sort_order", &builder.sort_order);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &[
+                    "end_interval",
+                    "end_with",
+                    "filters",
+                    "granularity",
+                    "sort_key",
+                    "sort_order",
+                    "start_interval",
+                    "start_with",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/datetime/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -30579,6 +30820,56 @@ pub mod builder {
             self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start_with"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &["end_interval", "end_with", "filters", "start_interval", "start_with"],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v1/engagement/audience-rating/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -30710,6 +31001,69 @@ pub mod builder {
             self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start_with"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("group_per", "group_per", &mut refusals)
+            {
+                builder = builder.group_per(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("group_per", &builder.group_per);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &[
+                    "end_interval",
+                    "end_with",
+                    "filters",
+                    "group_per",
+                    "start_interval",
+                    "start_with",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v1/engagement/reaction/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -30857,6 +31211,78 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("sort_key", "sort_key", &mut refusals)
+            {
+                builder = builder.sort_key(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::SortOrder,
+                >("sort_order", "sort_order", &mut refusals)
+            {
+                builder = builder.sort_order(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("sort_key", &builder.sort_key);
+            refusals.__held("sort_order", &builder.sort_order);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &[
+                    "end_interval",
+                    "end_with",
+                    "filters",
+                    "sort_key",
+                    "sort_order",
+                    "start_interval",
+                    "start_with",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/environment/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -30978,6 +31404,56 @@ pub mod builder {
             self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start_with"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &["end_interval", "end_with", "filters", "start_interval", "start_with"],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v1/history`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -31123,6 +31599,78 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("sort_key", "sort_key", &mut refusals)
+            {
+                builder = builder.sort_key(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::SortOrder,
+                >("sort_order", "sort_order", &mut refusals)
+            {
+                builder = builder.sort_order(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("sort_key", &builder.sort_key);
+            refusals.__held("sort_order", &builder.sort_order);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &[
+                    "end_interval",
+                    "end_with",
+                    "filters",
+                    "sort_key",
+                    "sort_order",
+                    "start_interval",
+                    "start_with",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/os/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -31233,6 +31781,52 @@ pub mod builder {
             self.sort_order = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("sort_order"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::BasicRealtimeUserCountsLoginId,
+                >("login_id", "login_id", &mut refusals)
+            {
+                builder = builder.login_id(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("minutes", "minutes", &mut refusals)
+            {
+                builder = builder.minutes(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("sort_key", "sort_key", &mut refusals)
+            {
+                builder = builder.sort_key(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::SortOrder,
+                >("sort_order", "sort_order", &mut refusals)
+            {
+                builder = builder.sort_order(value);
+            }
+            refusals.__held("login_id", &builder.login_id);
+            refusals.__held("minutes", &builder.minutes);
+            refusals.__held("sort_key", &builder.sort_key);
+            refusals.__held("sort_order", &builder.sort_order);
+            args.__only(
+                &["login_id", "minutes", "sort_key", "sort_order"],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v1/realtime/user-counts`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -31369,6 +31963,78 @@ pub mod builder {
             self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start_with"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("sort_key", "sort_key", &mut refusals)
+            {
+                builder = builder.sort_key(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::SortOrder,
+                >("sort_order", "sort_order", &mut refusals)
+            {
+                builder = builder.sort_order(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("sort_key", &builder.sort_key);
+            refusals.__held("sort_order", &builder.sort_order);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &[
+                    "end_interval",
+                    "end_with",
+                    "filters",
+                    "sort_key",
+                    "sort_order",
+                    "start_interval",
+                    "start_with",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v1/region/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -31518,6 +32184,78 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("sort_key", "sort_key", &mut refusals)
+            {
+                builder = builder.sort_key(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::SortOrder,
+                >("sort_order", "sort_order", &mut refusals)
+            {
+                builder = builder.sort_order(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("sort_key", &builder.sort_key);
+            refusals.__held("sort_order", &builder.sort_order);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &[
+                    "end_interval",
+                    "end_with",
+                    "filters",
+                    "sort_key",
+                    "sort_order",
+                    "start_interval",
+                    "start_with",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/site/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -31651,6 +32389,69 @@ pub mod builder {
             self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start_with"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("parameter", "parameter", &mut refusals)
+            {
+                builder = builder.parameter(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("parameter", &builder.parameter);
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &[
+                    "parameter",
+                    "end_interval",
+                    "end_with",
+                    "filters",
+                    "start_interval",
+                    "start_with",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v1/situation/data/{parameter}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -31797,6 +32598,78 @@ pub mod builder {
             self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start_with"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("sort_key", "sort_key", &mut refusals)
+            {
+                builder = builder.sort_key(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::SortOrder,
+                >("sort_order", "sort_order", &mut refusals)
+            {
+                builder = builder.sort_order(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("sort_key", &builder.sort_key);
+            refusals.__held("sort_order", &builder.sort_order);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &[
+                    "end_interval",
+                    "end_with",
+                    "filters",
+                    "sort_key",
+                    "sort_order",
+                    "start_interval",
+                    "start_with",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v1/title/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -31946,6 +32819,78 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("sort_key", "sort_key", &mut refusals)
+            {
+                builder = builder.sort_key(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::SortOrder,
+                >("sort_order", "sort_order", &mut refusals)
+            {
+                builder = builder.sort_order(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("sort_key", &builder.sort_key);
+            refusals.__held("sort_order", &builder.sort_order);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &[
+                    "end_interval",
+                    "end_with",
+                    "filters",
+                    "sort_key",
+                    "sort_order",
+                    "start_interval",
+                    "start_with",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/title/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -32093,6 +33038,78 @@ pub mod builder {
             self.start_with = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start_with"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("end_interval", "end_interval", &mut refusals)
+            {
+                builder = builder.end_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("end_with", "end_with", &mut refusals)
+            {
+                builder = builder.end_with(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("sort_key", "sort_key", &mut refusals)
+            {
+                builder = builder.sort_key(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::SortOrder,
+                >("sort_order", "sort_order", &mut refusals)
+            {
+                builder = builder.sort_order(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("start_interval", "start_interval", &mut refusals)
+            {
+                builder = builder.start_interval(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("start_with", "start_with", &mut refusals)
+            {
+                builder = builder.start_with(value);
+            }
+            refusals.__held("end_interval", &builder.end_interval);
+            refusals.__held("end_with", &builder.end_with);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("sort_key", &builder.sort_key);
+            refusals.__held("sort_order", &builder.sort_order);
+            refusals.__held("start_interval", &builder.start_interval);
+            refusals.__held("start_with", &builder.start_with);
+            args.__only(
+                &[
+                    "end_interval",
+                    "end_with",
+                    "filters",
+                    "sort_key",
+                    "sort_order",
+                    "start_interval",
+                    "start_with",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v1/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -32242,6 +33259,68 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::CloudActiveUsersSort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &["end", "filters", "granularity", "limit", "offset", "sort", "start"],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v2/active-users/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -32381,6 +33460,68 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::CloudByBrowserSort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &["end", "filters", "granularity", "limit", "offset", "sort", "start"],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v2/browser/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -32519,6 +33660,70 @@ pub mod builder {
             self.start = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::CloudByContentCategorySort,
+                >("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &["end", "filters", "granularity", "limit", "offset", "sort", "start"],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v2/category/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -32685,6 +33890,92 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::string::String,
+                >("dimensions", "dimensions", &mut refusals)
+            {
+                builder = builder.dimensions(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("metrics", "metrics", &mut refusals)
+            {
+                builder = builder.metrics(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::CloudQuerySort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("dimensions", &builder.dimensions);
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("metrics", &builder.metrics);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &[
+                    "dimensions",
+                    "end",
+                    "filters",
+                    "granularity",
+                    "limit",
+                    "metrics",
+                    "offset",
+                    "sort",
+                    "start",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v2/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -32837,6 +34128,68 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::CloudByTimePeriodSort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &["end", "filters", "granularity", "limit", "offset", "sort", "start"],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v2/datetime/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -32936,6 +34289,47 @@ pub mod builder {
             self.start = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("start", &builder.start);
+            args.__only(&["end", "filters", "granularity", "start"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v2/engagement/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -33063,6 +34457,77 @@ pub mod builder {
             self.start = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >(
+                    "engagement_bitmap_granularity",
+                    "engagement_bitmap_granularity",
+                    &mut refusals,
+                )
+            {
+                builder = builder.engagement_bitmap_granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals
+                .__held(
+                    "engagement_bitmap_granularity",
+                    &builder.engagement_bitmap_granularity,
+                );
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &[
+                    "end",
+                    "engagement_bitmap_granularity",
+                    "filters",
+                    "limit",
+                    "offset",
+                    "start",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v2/history`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -33226,6 +34691,93 @@ pub mod builder {
             self.start = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >(
+                    "complete_play_percent_threshold",
+                    "complete_play_percent_threshold",
+                    &mut refusals,
+                )
+            {
+                builder = builder.complete_play_percent_threshold(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::CloudByContentNameSort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals
+                .__held(
+                    "complete_play_percent_threshold",
+                    &builder.complete_play_percent_threshold,
+                );
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &[
+                    "complete_play_percent_threshold",
+                    "end",
+                    "filters",
+                    "granularity",
+                    "limit",
+                    "offset",
+                    "sort",
+                    "start",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v2/name/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -33397,6 +34949,95 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >(
+                    "engagement_bitmap_granularity",
+                    "engagement_bitmap_granularity",
+                    &mut refusals,
+                )
+            {
+                builder = builder.engagement_bitmap_granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::CloudByContentNameAndUserSort,
+                >("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals
+                .__held(
+                    "engagement_bitmap_granularity",
+                    &builder.engagement_bitmap_granularity,
+                );
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &[
+                    "end",
+                    "engagement_bitmap_granularity",
+                    "filters",
+                    "granularity",
+                    "limit",
+                    "offset",
+                    "sort",
+                    "start",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v2/name/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -33547,6 +35188,68 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::CloudByOsSort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &["end", "filters", "granularity", "limit", "offset", "sort", "start"],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v2/os/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -33647,6 +35350,47 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("start", &builder.start);
+            args.__only(&["end", "filters", "granularity", "start"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `GET /v2/reaction/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -33743,6 +35487,47 @@ pub mod builder {
             self.start = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("group_per", "group_per", &mut refusals)
+            {
+                builder = builder.group_per(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::CloudRealtimeUserCountsSort,
+                >("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals.__held("group_per", &builder.group_per);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(&["end", "group_per", "sort", "start"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v2/realtime/user-counts`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -33879,6 +35664,68 @@ pub mod builder {
             self.start = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::CloudByRegionSort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &["end", "filters", "granularity", "limit", "offset", "sort", "start"],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v2/region/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -34019,6 +35866,68 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::CloudBySiteSort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &["end", "filters", "granularity", "limit", "offset", "sort", "start"],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v2/site/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -34130,6 +36039,56 @@ pub mod builder {
             self.start = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("parameter", "parameter", &mut refusals)
+            {
+                builder = builder.parameter(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("parameter", &builder.parameter);
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &["parameter", "end", "filters", "granularity", "start"],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v2/situation/{parameter}/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -34284,6 +36243,93 @@ pub mod builder {
             self.start = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >(
+                    "complete_play_percent_threshold",
+                    "complete_play_percent_threshold",
+                    &mut refusals,
+                )
+            {
+                builder = builder.complete_play_percent_threshold(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::CloudByContentTitleSort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals
+                .__held(
+                    "complete_play_percent_threshold",
+                    &builder.complete_play_percent_threshold,
+                );
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &[
+                    "complete_play_percent_threshold",
+                    "end",
+                    "filters",
+                    "granularity",
+                    "limit",
+                    "offset",
+                    "sort",
+                    "start",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v2/title/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -34455,6 +36501,95 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >(
+                    "engagement_bitmap_granularity",
+                    "engagement_bitmap_granularity",
+                    &mut refusals,
+                )
+            {
+                builder = builder.engagement_bitmap_granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::CloudByContentTitleAndUserSort,
+                >("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals
+                .__held(
+                    "engagement_bitmap_granularity",
+                    &builder.engagement_bitmap_granularity,
+                );
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &[
+                    "end",
+                    "engagement_bitmap_granularity",
+                    "filters",
+                    "granularity",
+                    "limit",
+                    "offset",
+                    "sort",
+                    "start",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v2/title/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -34591,6 +36726,62 @@ pub mod builder {
             self.start = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("start"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("group_per", "group_per", &mut refusals)
+            {
+                builder = builder.group_per(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::CloudUserCountsLegacySort,
+                >("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals.__held("group_per", &builder.group_per);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &["end", "group_per", "limit", "offset", "sort", "start"],
+                &mut refusals,
+            );
+            refusals.or(builder)
         }
         ///Sends `GET /v2/user-counts/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -34730,6 +36921,68 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::Granularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("limit", "limit", &mut refusals)
+            {
+                builder = builder.limit(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("offset", "offset", &mut refusals)
+            {
+                builder = builder.offset(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::CloudByUserSort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Timestamp>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("end", &builder.end);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("limit", &builder.limit);
+            refusals.__held("offset", &builder.offset);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("start", &builder.start);
+            args.__only(
+                &["end", "filters", "granularity", "limit", "offset", "sort", "start"],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v2/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -34764,6 +37017,161 @@ pub mod builder {
                 .query("start", start)
                 .prepare()
         }
+    }
+    /// The builder of the operation `id` (its YAML `operationId`) made
+    /// from `args` (its builder's `from_args`: every refusal at
+    /// once) and handed to `visitor`; `None` when this service has no
+    /// operation `id`. The one place a reader of data (the command line,
+    /// a test driver, a file of rows) turns an id into a typed call.
+    pub fn visit<'a, V: ::vidplat_core::OperationVisitor<'a>>(
+        client: &'a super::Client,
+        id: &str,
+        args: &::vidplat_core::Args,
+        visitor: V,
+    ) -> ::std::option::Option<
+        ::std::result::Result<V::Output, ::vidplat_core::Refusals>,
+    > {
+        ::std::option::Option::Some(
+            match id {
+                "basic_by_content_category" => {
+                    BasicByContentCategory::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_query" => {
+                    BasicQuery::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_by_time_period" => {
+                    BasicByTimePeriod::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_audience_rating" => {
+                    BasicAudienceRating::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_reaction" => {
+                    BasicReaction::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_by_environment" => {
+                    BasicByEnvironment::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_viewing_history" => {
+                    BasicViewingHistory::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_by_os" => {
+                    BasicByOs::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_realtime_user_counts" => {
+                    BasicRealtimeUserCounts::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "basic_by_region" => {
+                    BasicByRegion::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_by_site" => {
+                    BasicBySite::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_viewing_situation" => {
+                    BasicViewingSituation::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_by_content_title" => {
+                    BasicByContentTitle::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_by_content_title_and_user" => {
+                    BasicByContentTitleAndUser::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "basic_by_user" => {
+                    BasicByUser::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_active_users" => {
+                    CloudActiveUsers::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_by_browser" => {
+                    CloudByBrowser::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_by_content_category" => {
+                    CloudByContentCategory::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_query" => {
+                    CloudQuery::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_by_time_period" => {
+                    CloudByTimePeriod::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_engagement" => {
+                    CloudEngagement::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "cloud_viewing_history" => {
+                    CloudViewingHistory::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_by_content_name" => {
+                    CloudByContentName::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_by_content_name_and_user" => {
+                    CloudByContentNameAndUser::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_by_os" => {
+                    CloudByOs::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_reaction" => {
+                    CloudReaction::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "cloud_realtime_user_counts" => {
+                    CloudRealtimeUserCounts::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "cloud_by_region" => {
+                    CloudByRegion::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_by_site" => {
+                    CloudBySite::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_viewing_situation" => {
+                    CloudViewingSituation::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "cloud_by_content_title" => {
+                    CloudByContentTitle::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_by_content_title_and_user" => {
+                    CloudByContentTitleAndUser::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_user_counts_legacy" => {
+                    CloudUserCountsLegacy::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "cloud_by_user" => {
+                    CloudByUser::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                _ => return ::std::option::Option::None,
+            },
+        )
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentCategory<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;

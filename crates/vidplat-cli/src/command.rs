@@ -36,7 +36,8 @@ pub enum Kind {
 pub struct ArgSpec {
     /// The long flag, without `--` (a body member's gets `body-` before it where another flag has its name).
     pub flag: &'static str,
-    /// The parameter's wire name, or the body member's name.
+    /// The parameter's argument name (its builder setter's, as
+    /// `vidplat_core::Args` keys it), or the body member's name.
     pub key: &'static str,
     pub place: Place,
     /// The kind of the value (of each element, for a list).

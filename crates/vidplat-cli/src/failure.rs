@@ -24,6 +24,8 @@ pub enum Failure {
     Sdk(Error),
     /// Invalid input found by the command line itself: nothing was sent.
     Invalid { field: String, rule: String },
+    /// Several members refused at once (each path and rule): nothing was sent.
+    Refused(Vec<(String, String)>),
     /// A problem with the set-up (files, profiles, configuration).
     Setup(String),
     /// A signed URL that does not verify.
@@ -52,6 +54,17 @@ impl Failure {
         }
     }
 
+    /// Every problem of one command's arguments: one is [`Failure::Invalid`].
+    pub fn refused(mut problems: Vec<(String, String)>) -> Self {
+        match problems.len() {
+            1 => {
+                let (field, rule) = problems.remove(0);
+                Failure::Invalid { field, rule }
+            }
+            _ => Failure::Refused(problems),
+        }
+    }
+
     pub fn unknown_command(service: &str, command: &str) -> Self {
         Failure::invalid(service, format!("has no command `{command}`"))
     }
@@ -65,7 +78,7 @@ impl Failure {
                 Error::WaitTimedOut { .. } => Exit::TimedOut,
                 _ => Exit::Api,
             },
-            Failure::Invalid { .. } | Failure::Setup(_) => Exit::Invalid,
+            Failure::Invalid { .. } | Failure::Refused(_) | Failure::Setup(_) => Exit::Invalid,
             Failure::Signature(_) => Exit::BadSignature,
             Failure::TaskEnded { .. } | Failure::ImportEnded { .. } => Exit::TaskEnded,
             Failure::Output(_) | Failure::Export(_) => Exit::Api,
@@ -77,7 +90,7 @@ impl Failure {
     pub fn to_json(&self) -> Value {
         let kind = match self {
             Failure::Sdk(error) => sdk_kind(error),
-            Failure::Invalid { .. } => "invalid_input",
+            Failure::Invalid { .. } | Failure::Refused(_) => "invalid_input",
             Failure::Setup(_) => "setup",
             Failure::Signature(_) => "invalid_signature",
             Failure::TaskEnded { .. } | Failure::ImportEnded { .. } => "task_ended",
@@ -109,6 +122,16 @@ impl Failure {
             Failure::Invalid { field, rule } => {
                 error["field"] = json!(field);
                 error["rule"] = json!(rule);
+            }
+            Failure::Refused(problems) => {
+                if let Some((field, rule)) = problems.first() {
+                    error["field"] = json!(field);
+                    error["rule"] = json!(rule);
+                }
+                error["problems"] = problems
+                    .iter()
+                    .map(|(field, rule)| json!({ "field": field, "rule": rule }))
+                    .collect();
             }
             Failure::TaskEnded { task_id, status } => {
                 error["task_id"] = json!(task_id);
@@ -154,6 +177,14 @@ impl fmt::Display for Failure {
         match self {
             Failure::Sdk(error) => error.fmt(f),
             Failure::Invalid { field, rule } => write!(f, "invalid input, not sent: `{field}` {rule}"),
+            Failure::Refused(problems) => {
+                f.write_str("invalid input, not sent:")?;
+                for (at, (field, rule)) in problems.iter().enumerate() {
+                    let sep = if at == 0 { " " } else { "; " };
+                    write!(f, "{sep}`{field}` {rule}")?;
+                }
+                Ok(())
+            }
             Failure::Setup(why) | Failure::Paused(why) | Failure::Export(why) => f.write_str(why),
             Failure::Signature(why) => write!(f, "the URL does not verify: {why}"),
             Failure::TaskEnded { task_id, status } => match task_id {

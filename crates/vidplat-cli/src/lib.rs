@@ -138,10 +138,24 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             .then(|| client.analytics_quota().map(|q| q.watch_waits()))
             .flatten();
         let call = async {
+            let (id, data) = (spec.operation.id, args.for_builder());
+            let running = run::Running(&runner);
             match service {
-                Service::Encoder => generated::encoder::call(client.encoder()?, command, &args, &runner).await,
-                Service::Vms => generated::vms::call(client.vms()?, command, &args, &runner).await,
-                Service::Analytics => generated::analytics::call(client.analytics()?, command, &args, &runner).await,
+                Service::Encoder => {
+                    let client = client.encoder()?;
+                    let visited = vidplat::encoder::builder::visit(client, id, &data, running);
+                    run::ran(name, command, &args, visited).await
+                }
+                Service::Vms => {
+                    let client = client.vms()?;
+                    let visited = vidplat::vms::builder::visit(client, id, &data, running);
+                    run::ran(name, command, &args, visited).await
+                }
+                Service::Analytics => {
+                    let client = client.analytics()?;
+                    let visited = vidplat::analytics::builder::visit(client, id, &data, running);
+                    run::ran(name, command, &args, visited).await
+                }
             }
         };
         let outcome = with_quota_waits(call, quota_waits, &mut *io.stderr).await?;

@@ -1,6 +1,6 @@
-//! What the generated `call` functions use: the parsed arguments of an
-//! operation command, and the runner that shows, sends and prints any
-//! operation's builder.
+//! An operation command's run: its parsed arguments made the builder's
+//! (`vidplat_core::Args`, read by the client crate's `builder::visit`), and
+//! the runner that shows, sends and prints any operation's builder.
 
 use crate::command::{CommandSpec, Kind, Place};
 use crate::failure::Failure;
@@ -85,34 +85,71 @@ impl Args {
         Ok(args)
     }
 
-    /// The parameter `key` as its builder's type.
-    pub fn get<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, Failure> {
-        let Some(value) = self.params.get(key) else {
-            return Ok(None);
-        };
-        let flag = self.flags.iter().find(|(k, _)| *k == key).map_or(key, |(_, f)| f);
-        T::deserialize(value)
-            .map(Some)
-            .map_err(|e| Failure::invalid(format!("--{flag}"), e.to_string()))
+    /// The arguments as the builders' `from_args` reads them.
+    pub fn for_builder(&self) -> vidplat_core::Args {
+        let mut members = self.params.clone();
+        if let Some(body) = &self.body {
+            members.insert("body".to_owned(), body.clone());
+        }
+        let args = vidplat_core::Args::new(members);
+        match &self.raw_body {
+            Some(bytes) => args.with_raw_body(bytes.clone()),
+            None => args,
+        }
     }
 
-    /// The JSON body as its builder's type; a value of the wrong type is named by its whole path.
-    pub fn body<T: DeserializeOwned>(&self) -> Result<Option<T>, Failure> {
-        let Some(body) = &self.body else { return Ok(None) };
-        serde_path_to_error::deserialize(body).map(Some).map_err(|e| {
-            let path = e.path().to_string();
-            let field = if path == "." {
-                "body".to_owned()
-            } else {
-                format!("body.{path}")
-            };
-            Failure::invalid(field, e.into_inner().to_string())
-        })
+    /// `refusals` as the command line reports them: a parameter by its flag
+    /// (`--task-id`), a body member by its path (`body.streams[0].height`).
+    pub fn refused(&self, refusals: vidplat_core::Refusals) -> Failure {
+        let problems = refusals.into_iter().map(|refusal| {
+            let (path, rule) = refusal.into_parts();
+            let key = path.split(['.', '[']).next().unwrap_or_default();
+            match self.flags.iter().find(|(k, _)| *k == key) {
+                Some((_, flag)) => (format!("--{flag}{}", &path[key.len()..]), rule),
+                None => (path, rule),
+            }
+        });
+        Failure::refused(problems.collect())
+    }
+}
+
+/// What `builder::visit` hands each builder to: the runner's future for it.
+pub struct Running<'r, 'w>(pub &'r Runner<'w>);
+
+type Run<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Outcome, Failure>> + 'a>>;
+
+impl<'a, 'r: 'a, 'w: 'a> vidplat_core::OperationVisitor<'a> for Running<'r, 'w> {
+    type Output = Run<'a>;
+
+    fn operation<Op>(self, builder: Op) -> Self::Output
+    where
+        Op: Operation + 'a,
+        Op::Success: Serialize,
+    {
+        Box::pin(self.0.one(builder))
     }
 
-    /// A body sent as it is.
-    pub fn raw_body(&self) -> Option<Vec<u8>> {
-        self.raw_body.clone()
+    fn list<Op>(self, builder: Op) -> Self::Output
+    where
+        Op: vidplat_core::Paginated + Unpin + 'a,
+        Op::Success: Serialize,
+        <Op::Success as vidplat_core::Paged>::Item: Serialize + DeserializeOwned + Unpin + Send + 'static,
+    {
+        Box::pin(self.0.list(builder))
+    }
+}
+
+/// The outcome of what `builder::visit` gave for the command `command` of `service`.
+pub async fn ran(
+    service: &str,
+    command: &str,
+    args: &Args,
+    visited: Option<Result<Run<'_>, vidplat_core::Refusals>>,
+) -> Result<Outcome, Failure> {
+    match visited {
+        None => Err(Failure::unknown_command(service, command)),
+        Some(Err(refusals)) => Err(args.refused(refusals)),
+        Some(Ok(run)) => run.await,
     }
 }
 

@@ -1,6 +1,7 @@
 #![doc = include_str!("../ARCHITECTURE.md")]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
+mod args;
 mod body;
 mod builder;
 mod config;
@@ -34,6 +35,7 @@ mod tls;
 mod transport;
 mod validate;
 
+pub use args::{Args, OperationVisitor, Refusals};
 pub use builder::{RuntimeBuilder, DEFAULT_MAX_RESPONSE_BODY};
 pub use config::{BaseUrl, ConfigError};
 pub use failure::{ApiError, CallFailure, DecodeError, FailureKind};

@@ -11703,6 +11703,21 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let builder = Self::new(client);
+            args.__only(&[], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/counts`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -11739,6 +11754,21 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let builder = Self::new(client);
+            args.__only(&[], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/external_id`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -11774,6 +11804,21 @@ pub mod builder {
         #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let builder = Self::new(client);
+            args.__only(&[], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/notifications`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -11837,6 +11882,29 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::NotificationSettingsUpdate,
+                >("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("body", &builder.body);
+            args.__only(&["body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `PUT /v1/notifications`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -11876,6 +11944,21 @@ pub mod builder {
         #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let builder = Self::new(client);
+            args.__only(&[], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/presets`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -11939,6 +12022,27 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::PresetCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("body", &builder.body);
+            args.__only(&["body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/presets`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -11996,6 +12100,29 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("preset_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("preset_id", "preset_id", &mut refusals)
+            {
+                builder = builder.preset_id(value);
+            }
+            refusals.__held("preset_id", &builder.preset_id);
+            args.__only(&["preset_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `DELETE /v1/presets/{preset-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -12048,6 +12175,29 @@ pub mod builder {
             self.preset_id = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("preset_id"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("preset_id", "preset_id", &mut refusals)
+            {
+                builder = builder.preset_id(value);
+            }
+            refusals.__held("preset_id", &builder.preset_id);
+            args.__only(&["preset_id"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/presets/{preset-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -12126,6 +12276,35 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("preset_id", "preset_id", &mut refusals)
+            {
+                builder = builder.preset_id(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::PresetUpdate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("preset_id", &builder.preset_id);
+            refusals.__held("body", &builder.body);
+            args.__only(&["preset_id", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `PUT /v1/presets/{preset-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -12166,6 +12345,21 @@ pub mod builder {
         #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let builder = Self::new(client);
+            args.__only(&[], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/profiles`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -12229,6 +12423,27 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::ProfileCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("body", &builder.body);
+            args.__only(&["body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/profiles`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -12286,6 +12501,29 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("profile_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("profile_id", "profile_id", &mut refusals)
+            {
+                builder = builder.profile_id(value);
+            }
+            refusals.__held("profile_id", &builder.profile_id);
+            args.__only(&["profile_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `DELETE /v1/profiles/{profile-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -12338,6 +12576,29 @@ pub mod builder {
             self.profile_id = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("profile_id"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("profile_id", "profile_id", &mut refusals)
+            {
+                builder = builder.profile_id(value);
+            }
+            refusals.__held("profile_id", &builder.profile_id);
+            args.__only(&["profile_id"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/profiles/{profile-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -12416,6 +12677,35 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("profile_id", "profile_id", &mut refusals)
+            {
+                builder = builder.profile_id(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::ProfileUpdate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("profile_id", &builder.profile_id);
+            refusals.__held("body", &builder.body);
+            args.__only(&["profile_id", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `PUT /v1/profiles/{profile-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -12456,6 +12746,21 @@ pub mod builder {
         #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let builder = Self::new(client);
+            args.__only(&[], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/task-imports`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -12506,6 +12811,25 @@ pub mod builder {
         {
             self.body = ::std::result::Result::Ok(value.into());
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args.__raw_body(&mut refusals) {
+                builder = builder.body(value);
+            }
+            refusals.__held("body", &builder.body);
+            args.__only(&["body"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `POST /v1/task-imports`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -12564,6 +12888,29 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("task_import_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("task_import_id", "task_import_id", &mut refusals)
+            {
+                builder = builder.task_import_id(value);
+            }
+            refusals.__held("task_import_id", &builder.task_import_id);
+            args.__only(&["task_import_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `DELETE /v1/task-imports/{task-import-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -12621,6 +12968,29 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("task_import_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::num::NonZeroU64,
+                >("task_import_id", "task_import_id", &mut refusals)
+            {
+                builder = builder.task_import_id(value);
+            }
+            refusals.__held("task_import_id", &builder.task_import_id);
+            args.__only(&["task_import_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/task-imports/{task-import-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -12660,6 +13030,21 @@ pub mod builder {
         #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let builder = Self::new(client);
+            args.__only(&[], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `DELETE /v1/tasks`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -12738,6 +13123,39 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("sort"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("page", "page", &mut refusals)
+            {
+                builder = builder.page(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("per_page", "per_page", &mut refusals)
+            {
+                builder = builder.per_page(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::ListTasksSort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            refusals.__held("page", &builder.page);
+            refusals.__held("per_page", &builder.per_page);
+            refusals.__held("sort", &builder.sort);
+            args.__only(&["page", "per_page", "sort"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/tasks`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -12803,6 +13221,27 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::TaskCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("body", &builder.body);
+            args.__only(&["body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/tasks`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -12857,6 +13296,27 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("task_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("task_id", "task_id", &mut refusals)
+            {
+                builder = builder.task_id(value);
+            }
+            refusals.__held("task_id", &builder.task_id);
+            args.__only(&["task_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `DELETE /v1/tasks/{task-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -12906,6 +13366,27 @@ pub mod builder {
             self.task_id = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("task_id"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("task_id", "task_id", &mut refusals)
+            {
+                builder = builder.task_id(value);
+            }
+            refusals.__held("task_id", &builder.task_id);
+            args.__only(&["task_id"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/tasks/{task-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -12970,6 +13451,33 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("readable"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filename", "filename", &mut refusals)
+            {
+                builder = builder.filename(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<i64>("readable", "readable", &mut refusals)
+            {
+                builder = builder.readable(value);
+            }
+            refusals.__held("filename", &builder.filename);
+            refusals.__held("readable", &builder.readable);
+            args.__only(&["filename", "readable"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/upload/{filename}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -12999,6 +13507,121 @@ pub mod builder {
                 .query("readable", readable)
                 .prepare()
         }
+    }
+    /// The builder of the operation `id` (its YAML `operationId`) made
+    /// from `args` (its builder's `from_args`: every refusal at
+    /// once) and handed to `visitor`; `None` when this service has no
+    /// operation `id`. The one place a reader of data (the command line,
+    /// a test driver, a file of rows) turns an id into a typed call.
+    pub fn visit<'a, V: ::vidplat_core::OperationVisitor<'a>>(
+        client: &'a super::Client,
+        id: &str,
+        args: &::vidplat_core::Args,
+        visitor: V,
+    ) -> ::std::option::Option<
+        ::std::result::Result<V::Output, ::vidplat_core::Refusals>,
+    > {
+        ::std::option::Option::Some(
+            match id {
+                "get_task_counts" => {
+                    GetTaskCounts::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_external_id" => {
+                    GetExternalId::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_notification_settings" => {
+                    GetNotificationSettings::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "update_notification_settings" => {
+                    UpdateNotificationSettings::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_presets" => {
+                    ListPresets::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_preset" => {
+                    RegisterPreset::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_preset" => {
+                    DeletePreset::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_preset" => {
+                    GetPreset::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "update_preset" => {
+                    UpdatePreset::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_profiles" => {
+                    ListProfiles::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_profile" => {
+                    RegisterProfile::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_profile" => {
+                    DeleteProfile::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_profile" => {
+                    GetProfile::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "update_profile" => {
+                    UpdateProfile::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_task_imports" => {
+                    ListTaskImports::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "import_tasks_csv" => {
+                    ImportTasksCsv::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_task_import" => {
+                    DeleteTaskImport::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_task_import" => {
+                    GetTaskImport::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_all_tasks" => {
+                    DeleteAllTasks::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_tasks" => {
+                    ListTasks::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "register_task" => {
+                    RegisterTask::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "cancel_or_delete_task" => {
+                    CancelOrDeleteTask::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_task" => {
+                    GetTask::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_input_file" => {
+                    GetInputFile::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                _ => return ::std::option::Option::None,
+            },
+        )
     }
     impl<'a> ::vidplat_core::Paginated for ListTasks<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::LastPage;

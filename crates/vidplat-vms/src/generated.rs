@@ -37437,6 +37437,29 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("statistics"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ListCategoriesStatistics,
+                >("statistics", "statistics", &mut refusals)
+            {
+                builder = builder.statistics(value);
+            }
+            refusals.__held("statistics", &builder.statistics);
+            args.__only(&["statistics"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/categories`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -37512,6 +37535,33 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<bool>("create_parents", "create_parents", &mut refusals)
+            {
+                builder = builder.create_parents(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::CategoryCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("create_parents", &builder.create_parents);
+            refusals.__held("body", &builder.body);
+            args.__only(&["create_parents", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/categories`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -37566,6 +37616,27 @@ pub mod builder {
             self.category_id = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("category_id"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("category_id", "category_id", &mut refusals)
+            {
+                builder = builder.category_id(value);
+            }
+            refusals.__held("category_id", &builder.category_id);
+            args.__only(&["category_id"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `DELETE /v1/categories/{category-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -37629,6 +37700,35 @@ pub mod builder {
             self.statistics = ::vidplat_core::IntoOptional::into_optional(value)
                 .map_err(|refusal| refusal.at("statistics"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("category_id", "category_id", &mut refusals)
+            {
+                builder = builder.category_id(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::GetCategoryStatistics,
+                >("statistics", "statistics", &mut refusals)
+            {
+                builder = builder.statistics(value);
+            }
+            refusals.__held("category_id", &builder.category_id);
+            refusals.__held("statistics", &builder.statistics);
+            args.__only(&["category_id", "statistics"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/categories/{category-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -37722,6 +37822,39 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("category_id", "category_id", &mut refusals)
+            {
+                builder = builder.category_id(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<bool>("rename_children", "rename_children", &mut refusals)
+            {
+                builder = builder.rename_children(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::CategoryUpdate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("category_id", &builder.category_id);
+            refusals.__held("rename_children", &builder.rename_children);
+            refusals.__held("body", &builder.body);
+            args.__only(&["category_id", "rename_children", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `PATCH /v1/categories/{category-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -37763,6 +37896,21 @@ pub mod builder {
         #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let builder = Self::new(client);
+            args.__only(&[], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/content-forward-policies`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -37813,6 +37961,27 @@ pub mod builder {
             self.policy_id = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("policy_id"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("policy_id", "policy_id", &mut refusals)
+            {
+                builder = builder.policy_id(value);
+            }
+            refusals.__held("policy_id", &builder.policy_id);
+            args.__only(&["policy_id"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/content-forward-policies/{policy-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -37971,6 +38140,92 @@ pub mod builder {
                 .map(::std::option::Option::Some);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("category", "category", &mut refusals)
+            {
+                builder = builder.category(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::string::String>("filters", "filters", &mut refusals)
+            {
+                builder = builder.filters(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("label", "label", &mut refusals)
+            {
+                builder = builder.label(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("page", "page", &mut refusals)
+            {
+                builder = builder.page(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("per_page", "per_page", &mut refusals)
+            {
+                builder = builder.per_page(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::ListContentsQuery>("query", "query", &mut refusals)
+            {
+                builder = builder.query(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::ListContentsSort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::vec::Vec<crate::types::ContentStatus>,
+                >("status", "status", &mut refusals)
+            {
+                builder = builder.status(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::vec::Vec<crate::types::ContentType>,
+                >("type", "type_", &mut refusals)
+            {
+                builder = builder.type_(value);
+            }
+            refusals.__held("category", &builder.category);
+            refusals.__held("filters", &builder.filters);
+            refusals.__held("label", &builder.label);
+            refusals.__held("page", &builder.page);
+            refusals.__held("per_page", &builder.per_page);
+            refusals.__held("query", &builder.query);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("status", &builder.status);
+            refusals.__held("type_", &builder.type_);
+            args.__only(
+                &[
+                    "category",
+                    "filters",
+                    "label",
+                    "page",
+                    "per_page",
+                    "query",
+                    "sort",
+                    "status",
+                    "type",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/contents`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -38056,6 +38311,27 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::ContentCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("body", &builder.body);
+            args.__only(&["body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/contents`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -38110,6 +38386,29 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("content_name"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            args.__only(&["content_name"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `DELETE /v1/contents/{content-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -38163,6 +38462,29 @@ pub mod builder {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            args.__only(&["content_name"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -38242,6 +38564,35 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::ContentUpdate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `PATCH /v1/contents/{content-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -38296,6 +38647,29 @@ pub mod builder {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            args.__only(&["content_name"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/documents`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -38374,6 +38748,35 @@ pub mod builder {
         {
             self.body = self.body.map(f);
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::DocumentCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "body"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/documents`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -38454,6 +38857,35 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::DocumentBulkCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/contents/{content-name}/documents/bulk`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -38521,6 +38953,35 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("document_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("document_id", "document_id", &mut refusals)
+            {
+                builder = builder.document_id(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("document_id", &builder.document_id);
+            args.__only(&["content_name", "document_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `DELETE /v1/contents/{content-name}/documents/{document-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -38587,6 +39048,35 @@ pub mod builder {
             self.document_id = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("document_id"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("document_id", "document_id", &mut refusals)
+            {
+                builder = builder.document_id(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("document_id", &builder.document_id);
+            args.__only(&["content_name", "document_id"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/documents/{document-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -38678,6 +39168,41 @@ pub mod builder {
         {
             self.body = self.body.map(f);
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("document_id", "document_id", &mut refusals)
+            {
+                builder = builder.document_id(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::DocumentUpdate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("document_id", &builder.document_id);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "document_id", "body"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/documents/{document-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -38834,6 +39359,93 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("x_vms_user_agent"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<bool>("disable_cfp", "disable_cfp", &mut refusals)
+            {
+                builder = builder.disable_cfp(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::GetPlayInformationSs>("ss", "ss", &mut refusals)
+            {
+                builder = builder.ss(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::GetPlayInformationXVmsClientCountry,
+                >("x_vms_client_country", "x_vms_client_country", &mut refusals)
+            {
+                builder = builder.x_vms_client_country(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    ::std::net::Ipv4Addr,
+                >("x_vms_client_ip", "x_vms_client_ip", &mut refusals)
+            {
+                builder = builder.x_vms_client_ip(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::GetPlayInformationXVmsClientReferer,
+                >("x_vms_client_referer", "x_vms_client_referer", &mut refusals)
+            {
+                builder = builder.x_vms_client_referer(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    vidplat_core::Timestamp,
+                >("x_vms_date", "x_vms_date", &mut refusals)
+            {
+                builder = builder.x_vms_date(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::GetPlayInformationXVmsUserAgent,
+                >("x_vms_user_agent", "x_vms_user_agent", &mut refusals)
+            {
+                builder = builder.x_vms_user_agent(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("disable_cfp", &builder.disable_cfp);
+            refusals.__held("ss", &builder.ss);
+            refusals.__held("x_vms_client_country", &builder.x_vms_client_country);
+            refusals.__held("x_vms_client_ip", &builder.x_vms_client_ip);
+            refusals.__held("x_vms_client_referer", &builder.x_vms_client_referer);
+            refusals.__held("x_vms_date", &builder.x_vms_date);
+            refusals.__held("x_vms_user_agent", &builder.x_vms_user_agent);
+            args.__only(
+                &[
+                    "content_name",
+                    "disable_cfp",
+                    "ss",
+                    "x_vms_client_country",
+                    "x_vms_client_ip",
+                    "x_vms_client_referer",
+                    "x_vms_date",
+                    "x_vms_user_agent",
+                ],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/contents/{content-name}/play`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -38904,6 +39516,29 @@ pub mod builder {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            args.__only(&["content_name"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/posters`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -38982,6 +39617,35 @@ pub mod builder {
         {
             self.body = self.body.map(f);
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::PosterCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "body"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/posters`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -39062,6 +39726,35 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::PosterBulkCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/contents/{content-name}/posters/bulk`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -39141,6 +39834,35 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::PosterOrder>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `PUT /v1/contents/{content-name}/posters/order`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -39208,6 +39930,35 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("poster_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("poster_id", "poster_id", &mut refusals)
+            {
+                builder = builder.poster_id(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("poster_id", &builder.poster_id);
+            args.__only(&["content_name", "poster_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `DELETE /v1/contents/{content-name}/posters/{poster-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -39274,6 +40025,35 @@ pub mod builder {
             self.poster_id = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("poster_id"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("poster_id", "poster_id", &mut refusals)
+            {
+                builder = builder.poster_id(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("poster_id", &builder.poster_id);
+            args.__only(&["content_name", "poster_id"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/posters/{poster-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -39365,6 +40145,41 @@ pub mod builder {
         {
             self.body = self.body.map(f);
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("poster_id", "poster_id", &mut refusals)
+            {
+                builder = builder.poster_id(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::PosterUpdate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("poster_id", &builder.poster_id);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "poster_id", "body"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/posters/{poster-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -39461,6 +40276,49 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Date>("end", "end", &mut refusals)
+            {
+                builder = builder.end(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    crate::types::StatisticsGranularity,
+                >("granularity", "granularity", &mut refusals)
+            {
+                builder = builder.granularity(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<vidplat_core::Date>("start", "start", &mut refusals)
+            {
+                builder = builder.start(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("end", &builder.end);
+            refusals.__held("granularity", &builder.granularity);
+            refusals.__held("start", &builder.start);
+            args.__only(&["content_name", "end", "granularity", "start"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/contents/{content-name}/statistics`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -39517,6 +40375,29 @@ pub mod builder {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            args.__only(&["content_name"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/stream-sets`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -39596,6 +40477,35 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::StreamSetCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/contents/{content-name}/stream-sets`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -39663,6 +40573,35 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("set_name"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::StreamSetName>("set_name", "set_name", &mut refusals)
+            {
+                builder = builder.set_name(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("set_name", &builder.set_name);
+            args.__only(&["content_name", "set_name"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `DELETE /v1/contents/{content-name}/stream-sets/{set-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -39729,6 +40668,35 @@ pub mod builder {
             self.set_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("set_name"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::StreamSetName>("set_name", "set_name", &mut refusals)
+            {
+                builder = builder.set_name(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("set_name", &builder.set_name);
+            args.__only(&["content_name", "set_name"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/stream-sets/{set-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -39821,6 +40789,41 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::StreamSetName>("set_name", "set_name", &mut refusals)
+            {
+                builder = builder.set_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::StreamSetUpdate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("set_name", &builder.set_name);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "set_name", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `PATCH /v1/contents/{content-name}/stream-sets/{set-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -39876,6 +40879,29 @@ pub mod builder {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            args.__only(&["content_name"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/streams`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -39954,6 +40980,35 @@ pub mod builder {
         {
             self.body = self.body.map(f);
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::StreamCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "body"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/streams`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -40034,6 +41089,35 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::StreamBulkCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/contents/{content-name}/streams/bulk`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -40101,6 +41185,35 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("stream_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("stream_id", "stream_id", &mut refusals)
+            {
+                builder = builder.stream_id(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("stream_id", &builder.stream_id);
+            args.__only(&["content_name", "stream_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `DELETE /v1/contents/{content-name}/streams/{stream-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -40167,6 +41280,35 @@ pub mod builder {
             self.stream_id = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("stream_id"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("stream_id", "stream_id", &mut refusals)
+            {
+                builder = builder.stream_id(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("stream_id", &builder.stream_id);
+            args.__only(&["content_name", "stream_id"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/streams/{stream-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -40259,6 +41401,41 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("stream_id", "stream_id", &mut refusals)
+            {
+                builder = builder.stream_id(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::StreamUpdate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("stream_id", &builder.stream_id);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "stream_id", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `PATCH /v1/contents/{content-name}/streams/{stream-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -40314,6 +41491,29 @@ pub mod builder {
             self.content_name = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("content_name"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            args.__only(&["content_name"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/subtitles`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -40392,6 +41592,35 @@ pub mod builder {
         {
             self.body = self.body.map(f);
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::SubtitleCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "body"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/subtitles`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -40472,6 +41701,35 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::SubtitleBulkCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/contents/{content-name}/subtitles/bulk`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -40539,6 +41797,35 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("subtitle_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("subtitle_id", "subtitle_id", &mut refusals)
+            {
+                builder = builder.subtitle_id(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("subtitle_id", &builder.subtitle_id);
+            args.__only(&["content_name", "subtitle_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `DELETE /v1/contents/{content-name}/subtitles/{subtitle-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -40605,6 +41892,35 @@ pub mod builder {
             self.subtitle_id = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("subtitle_id"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("subtitle_id", "subtitle_id", &mut refusals)
+            {
+                builder = builder.subtitle_id(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("subtitle_id", &builder.subtitle_id);
+            args.__only(&["content_name", "subtitle_id"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/subtitles/{subtitle-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -40696,6 +42012,41 @@ pub mod builder {
         {
             self.body = self.body.map(f);
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ContentName,
+                >("content_name", "content_name", &mut refusals)
+            {
+                builder = builder.content_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("subtitle_id", "subtitle_id", &mut refusals)
+            {
+                builder = builder.subtitle_id(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::SubtitleUpdate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("content_name", &builder.content_name);
+            refusals.__held("subtitle_id", &builder.subtitle_id);
+            refusals.__held("body", &builder.body);
+            args.__only(&["content_name", "subtitle_id", "body"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/subtitles/{subtitle-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -40832,6 +42183,70 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("type_"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ListViewingPagesContent,
+                >("content", "content", &mut refusals)
+            {
+                builder = builder.content(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("page", "page", &mut refusals)
+            {
+                builder = builder.page(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::std::num::NonZeroU64>("per_page", "per_page", &mut refusals)
+            {
+                builder = builder.per_page(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::ListViewingPagesPlaylist,
+                >("playlist", "playlist", &mut refusals)
+            {
+                builder = builder.playlist(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::ListViewingPagesQuery>("query", "query", &mut refusals)
+            {
+                builder = builder.query(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::ListViewingPagesSort>("sort", "sort", &mut refusals)
+            {
+                builder = builder.sort(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<crate::types::ViewingPageType>("type", "type_", &mut refusals)
+            {
+                builder = builder.type_(value);
+            }
+            refusals.__held("content", &builder.content);
+            refusals.__held("page", &builder.page);
+            refusals.__held("per_page", &builder.per_page);
+            refusals.__held("playlist", &builder.playlist);
+            refusals.__held("query", &builder.query);
+            refusals.__held("sort", &builder.sort);
+            refusals.__held("type_", &builder.type_);
+            args.__only(
+                &["content", "page", "per_page", "playlist", "query", "sort", "type"],
+                &mut refusals,
+            );
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/instant-pages`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -40904,6 +42319,27 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::ViewingPageCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("body", &builder.body);
+            args.__only(&["body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/instant-pages`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -40958,6 +42394,27 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("page_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("page_id", "page_id", &mut refusals)
+            {
+                builder = builder.page_id(value);
+            }
+            refusals.__held("page_id", &builder.page_id);
+            args.__only(&["page_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `DELETE /v1/instant-pages/{page-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -41007,6 +42464,27 @@ pub mod builder {
             self.page_id = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("page_id"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("page_id", "page_id", &mut refusals)
+            {
+                builder = builder.page_id(value);
+            }
+            refusals.__held("page_id", &builder.page_id);
+            args.__only(&["page_id"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/instant-pages/{page-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -41081,6 +42559,33 @@ pub mod builder {
         {
             self.body = self.body.map(f);
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("page_id", "page_id", &mut refusals)
+            {
+                builder = builder.page_id(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::ViewingPageUpdate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("page_id", &builder.page_id);
+            refusals.__held("body", &builder.body);
+            args.__only(&["page_id", "body"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `PATCH /v1/instant-pages/{page-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -41161,6 +42666,33 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("page_id", "page_id", &mut refusals)
+            {
+                builder = builder.page_id(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::RevokedAudienceAdd>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("page_id", &builder.page_id);
+            refusals.__held("body", &builder.body);
+            args.__only(&["page_id", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/instant-pages/{page-id}/revoked-audiences`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -41201,6 +42733,21 @@ pub mod builder {
         #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let builder = Self::new(client);
+            args.__only(&[], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/labels`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -41264,6 +42811,27 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::LabelCreate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("body", &builder.body);
+            args.__only(&["body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `POST /v1/labels`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -41318,6 +42886,27 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("label_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("label_id", "label_id", &mut refusals)
+            {
+                builder = builder.label_id(value);
+            }
+            refusals.__held("label_id", &builder.label_id);
+            args.__only(&["label_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `DELETE /v1/labels/{label-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -41367,6 +42956,27 @@ pub mod builder {
             self.label_id = ::vidplat_core::IntoValue::into_value(value)
                 .map_err(|refusal| refusal.at("label_id"));
             self
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("label_id", "label_id", &mut refusals)
+            {
+                builder = builder.label_id(value);
+            }
+            refusals.__held("label_id", &builder.label_id);
+            args.__only(&["label_id"], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/labels/{label-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -41442,6 +43052,33 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("label_id", "label_id", &mut refusals)
+            {
+                builder = builder.label_id(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<types::LabelUpdate>("body", "body", &mut refusals)
+            {
+                builder = builder.body(value);
+            }
+            refusals.__held("label_id", &builder.label_id);
+            refusals.__held("body", &builder.body);
+            args.__only(&["label_id", "body"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `PATCH /v1/labels/{label-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -41513,6 +43150,35 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("include_private"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<
+                    types::PlaylistName,
+                >("playlist_name", "playlist_name", &mut refusals)
+            {
+                builder = builder.playlist_name(value);
+            }
+            if let ::std::option::Option::Some(value) = args
+                .__take::<bool>("include_private", "include_private", &mut refusals)
+            {
+                builder = builder.include_private(value);
+            }
+            refusals.__held("playlist_name", &builder.playlist_name);
+            refusals.__held("include_private", &builder.include_private);
+            args.__only(&["playlist_name", "include_private"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/playlists/{playlist-name}/items`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -41553,6 +43219,21 @@ pub mod builder {
         #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let builder = Self::new(client);
+            args.__only(&[], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/sites`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -41604,6 +43285,27 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("site_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("site_id", "site_id", &mut refusals)
+            {
+                builder = builder.site_id(value);
+            }
+            refusals.__held("site_id", &builder.site_id);
+            args.__only(&["site_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/sites/{site-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -41639,6 +43341,21 @@ pub mod builder {
         #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
+        }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let builder = Self::new(client);
+            args.__only(&[], &mut refusals);
+            refusals.or(builder)
         }
         ///Sends `GET /v1/streaming-policies`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
@@ -41690,6 +43407,27 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("policy_id"));
             self
         }
+        /// The builder from its arguments as data: each parameter under its
+        /// setter's name, the body under `body` (see `vidplat_core::Args`).
+        /// Every refusal comes at once, each by its member's whole path: a
+        /// value of the wrong type, one a setter refuses, a required member
+        /// missing, an argument the operation does not have.
+        #[inline]
+        pub fn from_args(
+            client: &'a super::Client,
+            args: &::vidplat_core::Args,
+        ) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+            let mut refusals = ::vidplat_core::Refusals::default();
+            let mut builder = Self::new(client);
+            if let ::std::option::Option::Some(value) = args
+                .__take::<::uuid::Uuid>("policy_id", "policy_id", &mut refusals)
+            {
+                builder = builder.policy_id(value);
+            }
+            refusals.__held("policy_id", &builder.policy_id);
+            args.__only(&["policy_id"], &mut refusals);
+            refusals.or(builder)
+        }
         ///Sends `GET /v1/streaming-policies/{policy-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
         #[inline]
         pub async fn send(
@@ -41714,6 +43452,265 @@ pub mod builder {
             let Self { client, policy_id } = self;
             client.runtime.request(Self::META).path("policy-id", policy_id).prepare()
         }
+    }
+    /// The builder of the operation `id` (its YAML `operationId`) made
+    /// from `args` (its builder's `from_args`: every refusal at
+    /// once) and handed to `visitor`; `None` when this service has no
+    /// operation `id`. The one place a reader of data (the command line,
+    /// a test driver, a file of rows) turns an id into a typed call.
+    pub fn visit<'a, V: ::vidplat_core::OperationVisitor<'a>>(
+        client: &'a super::Client,
+        id: &str,
+        args: &::vidplat_core::Args,
+        visitor: V,
+    ) -> ::std::option::Option<
+        ::std::result::Result<V::Output, ::vidplat_core::Refusals>,
+    > {
+        ::std::option::Option::Some(
+            match id {
+                "list_categories" => {
+                    ListCategories::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_category" => {
+                    RegisterCategory::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_category" => {
+                    DeleteCategory::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_category" => {
+                    GetCategory::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "update_category" => {
+                    UpdateCategory::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_forward_policies" => {
+                    ListForwardPolicies::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_forward_policy" => {
+                    GetForwardPolicy::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_contents" => {
+                    ListContents::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "register_content" => {
+                    RegisterContent::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_content" => {
+                    DeleteContent::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_content" => {
+                    GetContent::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "update_content" => {
+                    UpdateContent::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_documents" => {
+                    ListDocuments::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_document" => {
+                    RegisterDocument::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_documents_bulk" => {
+                    RegisterDocumentsBulk::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_document" => {
+                    DeleteDocument::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_document" => {
+                    GetDocument::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "update_document" => {
+                    UpdateDocument::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_play_information" => {
+                    GetPlayInformation::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_posters" => {
+                    ListPosters::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_poster" => {
+                    RegisterPoster::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_posters_bulk" => {
+                    RegisterPostersBulk::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "reorder_posters" => {
+                    ReorderPosters::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_poster" => {
+                    DeletePoster::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_poster" => {
+                    GetPoster::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "update_poster" => {
+                    UpdatePoster::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_content_statistics" => {
+                    GetContentStatistics::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_stream_sets" => {
+                    ListStreamSets::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_stream_set" => {
+                    RegisterStreamSet::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_stream_set" => {
+                    DeleteStreamSet::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_stream_set" => {
+                    GetStreamSet::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "update_stream_set" => {
+                    UpdateStreamSet::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_streams" => {
+                    ListStreams::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_stream" => {
+                    RegisterStream::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_streams_bulk" => {
+                    RegisterStreamsBulk::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_stream" => {
+                    DeleteStream::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_stream" => {
+                    GetStream::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "update_stream" => {
+                    UpdateStream::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_subtitles" => {
+                    ListSubtitles::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_subtitle" => {
+                    RegisterSubtitle::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_subtitles_bulk" => {
+                    RegisterSubtitlesBulk::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_subtitle" => {
+                    DeleteSubtitle::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_subtitle" => {
+                    GetSubtitle::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "update_subtitle" => {
+                    UpdateSubtitle::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_viewing_pages" => {
+                    ListViewingPages::from_args(client, args)
+                        .map(|builder| visitor.list(builder))
+                }
+                "register_viewing_page" => {
+                    RegisterViewingPage::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_viewing_page" => {
+                    DeleteViewingPage::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_viewing_page" => {
+                    GetViewingPage::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "update_viewing_page" => {
+                    UpdateViewingPage::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "add_revoked_audience" => {
+                    AddRevokedAudience::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_labels" => {
+                    ListLabels::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "register_label" => {
+                    RegisterLabel::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "delete_label" => {
+                    DeleteLabel::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_label" => {
+                    GetLabel::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "update_label" => {
+                    UpdateLabel::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_playlist_items" => {
+                    GetPlaylistItems::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_sites" => {
+                    ListSites::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_site" => {
+                    GetSite::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "list_streaming_policies" => {
+                    ListStreamingPolicies::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                "get_streaming_policy" => {
+                    GetStreamingPolicy::from_args(client, args)
+                        .map(|builder| visitor.operation(builder))
+                }
+                _ => return ::std::option::Option::None,
+            },
+        )
     }
     impl<'a> ::vidplat_core::Paginated for ListContents<'a> {
         const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::Truncated;

@@ -18,6 +18,7 @@ mod cli_dry_run;
 mod coverage;
 mod errors;
 mod faults;
+mod from_args;
 mod hostile;
 mod observability;
 mod ops_analytics;

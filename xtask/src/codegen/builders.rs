@@ -46,17 +46,56 @@ pub fn items(service_title: &str, spec: &Value, operations: &[Operation]) -> Res
         }
     };
     let builders = operations.iter().map(builder).collect::<Result<Vec<_>>>()?;
+    let visit = visit(operations);
     let module = quote! {
         /// The operations' builders: set the parameters and the body, then
         /// `send()` (or `vidplat::Call::call`).
         pub mod builder {
             use super::types;
             #(#builders)*
+            #visit
         }
     };
     let mut items: Vec<syn::Item> = syn::parse2::<syn::File>(client)?.items;
     items.push(syn::parse2(module)?);
     Ok(items)
+}
+
+/// `builder::visit`: every operation by id, its builder made from data.
+fn visit(operations: &[Operation]) -> TokenStream {
+    let arms = operations.iter().map(|op| {
+        let (id, name) = (&op.id, &op.builder);
+        let reader = if op.paging.is_null() {
+            quote!(operation)
+        } else {
+            quote!(list)
+        };
+        quote! { #id => #name::from_args(client, args).map(|builder| visitor.#reader(builder)), }
+    });
+    quote! {
+        /// The builder of the operation `id` (its YAML `operationId`) made
+        /// from `args` (its builder's `from_args`: every refusal at
+        /// once) and handed to `visitor`; `None` when this service has no
+        /// operation `id`. The one place a reader of data (the command line,
+        /// a test driver, a file of rows) turns an id into a typed call.
+        pub fn visit<'a, V: ::vidplat_core::OperationVisitor<'a>>(
+            client: &'a super::Client,
+            id: &str,
+            args: &::vidplat_core::Args,
+            visitor: V,
+        ) -> ::std::option::Option<::std::result::Result<V::Output, ::vidplat_core::Refusals>> {
+            ::std::option::Option::Some(match id {
+                #(#arms)*
+                _ => return ::std::option::Option::None,
+            })
+        }
+    }
+}
+
+/// An argument's name in `vidplat_core::Args`: the setter's, without the
+/// `_` progenitor adds to a keyword (`type_` is `type`).
+pub fn argument_name(field: &syn::Ident) -> String {
+    field.to_string().trim_end_matches('_').to_owned()
 }
 
 fn builder(op: &Operation) -> Result<TokenStream> {
@@ -75,9 +114,21 @@ fn builder(op: &Operation) -> Result<TokenStream> {
     let mut setters = Vec::new();
     let mut names = Vec::new();
     let mut request = Vec::new();
+    let mut from_args = Vec::new();
+    let mut held = Vec::new();
+    let mut arguments = Vec::new();
     for param in &op.params {
         let field = &param.field;
         let member = field.to_string();
+        let argument = argument_name(field);
+        let ty = &param.ty;
+        from_args.push(quote! {
+            if let ::std::option::Option::Some(value) = args.__take::<#ty>(#argument, #member, &mut refusals) {
+                builder = builder.#field(value);
+            }
+        });
+        held.push(quote! { refusals.__held(#member, &builder.#field); });
+        arguments.push(argument);
         let wire = &param.name;
         let ty = &param.ty;
         names.push(quote!(#field));
@@ -111,6 +162,13 @@ fn builder(op: &Operation) -> Result<TokenStream> {
         None => {}
         Some(Body::Json { ty, builder }) => {
             names.push(quote!(body));
+            from_args.push(quote! {
+                if let ::std::option::Option::Some(value) = args.__take::<#ty>("body", "body", &mut refusals) {
+                    builder = builder.body(value);
+                }
+            });
+            held.push(quote! { refusals.__held("body", &builder.body); });
+            arguments.push("body".to_owned());
             match builder {
                 Some(builder) => {
                     fields.push(quote! { body: ::std::result::Result<#builder, ::vidplat_core::Refusal>, });
@@ -157,6 +215,13 @@ fn builder(op: &Operation) -> Result<TokenStream> {
             // A body stream cannot be cloned, so neither can its builder.
             clone = quote!();
             names.push(quote!(body));
+            from_args.push(quote! {
+                if let ::std::option::Option::Some(value) = args.__raw_body(&mut refusals) {
+                    builder = builder.body(value);
+                }
+            });
+            held.push(quote! { refusals.__held("body", &builder.body); });
+            arguments.push("body".to_owned());
             fields.push(quote! { body: ::std::result::Result<::reqwest::Body, ::vidplat_core::Refusal>, });
             initial.push(quote! { body: ::std::result::Result::Err(::vidplat_core::Refusal::missing("body")), });
             setters.push(quote! {
@@ -172,6 +237,11 @@ fn builder(op: &Operation) -> Result<TokenStream> {
             request.push(quote! { .raw(#content_type, body) });
         }
     }
+    let binding = if from_args.is_empty() {
+        quote!(builder)
+    } else {
+        quote!(mut builder)
+    };
     Ok(quote! {
         #[doc = #struct_doc]
         #[derive(Debug, #clone)]
@@ -189,6 +259,19 @@ fn builder(op: &Operation) -> Result<TokenStream> {
                 }
             }
             #(#setters)*
+            /// The builder from its arguments as data: each parameter under its
+            /// setter's name, the body under `body` (see `vidplat_core::Args`).
+            /// Every refusal comes at once, each by its member's whole path: a
+            /// value of the wrong type, one a setter refuses, a required member
+            /// missing, an argument the operation does not have.
+            pub fn from_args(client: &'a super::Client, args: &::vidplat_core::Args) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
+                let mut refusals = ::vidplat_core::Refusals::default();
+                let #binding = Self::new(client);
+                #(#from_args)*
+                #(#held)*
+                args.__only(&[#(#arguments),*], &mut refusals);
+                refusals.or(builder)
+            }
             #[doc = #send_doc]
             pub async fn send(self) -> ::std::result::Result<::vidplat_core::Response<#success>, ::vidplat_core::CallFailure> {
                 ::vidplat_core::send_operation(self, ::std::option::Option::None).await

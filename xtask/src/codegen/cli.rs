@@ -1,12 +1,12 @@
 //! `crates/vidplat-cli/src/generated/<service>.rs`: the command line's
 //! commands for one service, written from the same model as the client's
 //! builders. Each operation becomes a `CommandSpec` (its name, help, flags
-//! and body members, read by the CLI to build its clap commands) and an arm
-//! of `call`, which sets the typed builder from the parsed arguments and
-//! hands it to the runner. Nothing here is written per operation by hand.
+//! and body members, read by the CLI to build its clap commands). The parsed
+//! arguments become the builder through the client crate's
+//! `builder::visit` (`run.rs`), not through code written here per operation.
 
 use crate::bounds::resolve;
-use crate::codegen::driver::in_crate;
+use crate::codegen::builders::argument_name;
 use crate::codegen::model::{Body, Location, Operation};
 use crate::codegen::spec::parameters;
 use crate::services::Service;
@@ -22,7 +22,6 @@ const MAX_DEPTH: usize = 8;
 pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Result<String> {
     let krate = format_ident!("{}", service.crate_dir.replace('-', "_"));
     let mut specs = Vec::new();
-    let mut arms = Vec::new();
     for op in operations {
         let yaml = &spec["paths"][&op.path][op.method.to_lowercase()];
         let name = kebab(&op.id);
@@ -36,7 +35,6 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             .collect();
         let yaml_params = parameters(spec, &op.path, yaml);
         let mut args = Vec::new();
-        let mut setters = Vec::new();
         for param in &op.params {
             let yaml_param = yaml_params
                 .iter()
@@ -59,24 +57,15 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             args.push(arg_spec(
                 spec,
                 &flag,
-                &param.name,
+                &argument_name(&param.field),
                 place,
                 &schema,
                 !param.optional,
                 &help,
             ));
-            let (key, field) = (&param.name, &param.field);
-            let ty = in_crate(&param.ty, &krate);
-            setters.push(quote! {
-                let call = match args.get::<#ty>(#key)? { Some(value) => call.#field(value), None => call };
-            });
         }
         let body = match &op.body {
-            Some(Body::Json { ty, .. }) => {
-                let ty = in_crate(ty, &krate);
-                setters.push(quote! {
-                    let call = match args.body::<#ty>()? { Some(value) => call.body(value), None => call };
-                });
+            Some(Body::Json { .. }) => {
                 let schema = &yaml["requestBody"]["content"]["application/json"]["schema"];
                 let object = merged(spec, schema);
                 for (member, property) in object
@@ -113,9 +102,6 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 quote!(Some(&BodySpec { json: true, members: &[#(#members),*], template: #template }))
             }
             Some(Body::Raw { content_type }) => {
-                setters.push(quote! {
-                    let call = match args.raw_body() { Some(value) => call.body(value), None => call };
-                });
                 let template = format!("# {name}: the request body is sent as it is ({content_type}).\n");
                 quote!(Some(&BodySpec { json: false, members: &[], template: #template }))
             }
@@ -135,39 +121,15 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 list: #list,
             }
         });
-        let method = format_ident!("{}", op.id);
-        let run = if list {
-            quote!(runner.list(call).await)
-        } else {
-            quote!(runner.one(call).await)
-        };
-        arms.push(quote! {
-            #name => {
-                let call = client.#method();
-                #(#setters)*
-                #run
-            }
-        });
     }
-    let service_name = service.name;
     let module = format_ident!("{}", service.name);
     let body_spec = operations.iter().any(|op| op.body.is_some()).then(|| quote!(BodySpec,));
     let file = quote! {
         use crate::command::{ArgSpec, #body_spec CommandSpec, Kind, Place};
-        use crate::run::{Args, Outcome, Runner};
-        use crate::failure::Failure;
         use vidplat::#module as #krate;
 
         /// Every operation of the service, in the YAML's order.
         pub static COMMANDS: &[CommandSpec] = &[#(#specs),*];
-
-        /// Sets the builder of the operation named `command` from `args` and hands it to `runner`.
-        pub async fn call(client: &#krate::Client, command: &str, args: &Args, runner: &Runner<'_>) -> Result<Outcome, Failure> {
-            match command {
-                #(#arms)*
-                other => Err(Failure::unknown_command(#service_name, other)),
-            }
-        }
     };
     let file: syn::File = syn::parse2(file)?;
     Ok(format!(

@@ -1,9 +1,8 @@
 //! `tests/src/generated/<service>.rs`: typed plumbing that lets YAML-driven
-//! tests call every operation with JSON arguments (`send`) and decode any
-//! response schema by name (`roundtrip_schema`). Written from the same model
-//! as the builders, so it cannot drift from the client.
+//! tests decode any response schema by name (`roundtrip_schema`). (They call
+//! every operation with JSON arguments through the client crate's
+//! `builder::visit`, `tests/src/driver.rs`.)
 
-use crate::codegen::model::{Body, Operation};
 use crate::codegen::spec::response_object_schemas;
 use crate::services::Service;
 use anyhow::Result;
@@ -11,43 +10,8 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 use syn::visit_mut::VisitMut;
 
-pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Result<String> {
+pub fn render(service: &Service, spec: &Value) -> Result<String> {
     let krate = format_ident!("{}", service.crate_dir.replace('-', "_"));
-    let mut arms = Vec::new();
-    for op in operations {
-        let id = &op.id;
-        let method = format_ident!("{}", id);
-        let mut setters = Vec::new();
-        for param in &op.params {
-            let name = &param.field;
-            // Arguments are keyed by the YAML's parameter name: progenitor writes `type` as `type_`.
-            let key = name.to_string().trim_end_matches('_').to_owned();
-            let ty = in_crate(&param.ty, &krate);
-            setters
-                .push(quote! { let call = match args.get::<#ty>(#key)? { Some(v) => call.#name(v), None => call }; });
-        }
-        match &op.body {
-            Some(Body::Json { ty, .. }) => {
-                let ty = in_crate(ty, &krate);
-                setters.push(
-                    quote! { let call = match args.get::<#ty>("body")? { Some(v) => call.body(v), None => call }; },
-                );
-            }
-            Some(Body::Raw { .. }) => {
-                setters.push(quote! { let call = match args.bytes("body") { Some(v) => call.body(v), None => call }; });
-            }
-            None => {}
-        }
-        arms.push(quote! {
-            #id => {
-                let call = client.#method();
-                #(#setters)*
-                let response = call.send().await.map_err(|e| Failure::Call(vidplat::Error::from(e)))?;
-                serde_json::to_value(response.into_inner()).map_err(|e| Failure::Reencode(e.to_string()))
-            }
-        });
-    }
-
     let schema_names = response_object_schemas(spec);
     let decoders = schema_names.iter().map(|name| {
         let ty = format_ident!("{}", name);
@@ -55,15 +19,12 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
     });
 
     let file = quote! {
-        use crate::driver::{roundtrip, Args, Failure};
-        use #krate::Client;
+        use crate::driver::{roundtrip, Args, Failure, Sending};
 
         /// Sends `operation` with `args` (keyed by builder parameter name); returns the decoded success body as JSON.
-        pub async fn send(client: &Client, operation: &str, args: &Args) -> Result<serde_json::Value, Failure> {
-            match operation {
-                #(#arms)*
-                other => Err(Failure::UnknownOperation(other.to_owned())),
-            }
+        pub async fn send(client: &#krate::Client, operation: &str, args: &Args) -> Result<serde_json::Value, Failure> {
+            let visited = #krate::builder::visit(client, operation, &args.for_builder(), Sending);
+            crate::driver::sent(operation, visited).await
         }
 
         /// Every object schema a response can contain, by name.

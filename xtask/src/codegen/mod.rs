@@ -201,7 +201,7 @@ pub fn generate(service: &Service) -> Result<Generated> {
         "analytics" => Some(export::render(&spec, &operations, &file)?),
         _ => None,
     };
-    let driver = driver::render(service, &spec, &operations)?;
+    let driver = driver::render(service, &spec)?;
     let commands = cli::render(service, &spec, &operations)?;
     let mocks = mock::render(service, &spec, &operations)?;
     let rows = index::rows(service.name, &operations, &spec);

@@ -2,8 +2,6 @@
 // Do not edit: change the YAML or xtask/src/codegen/cli.rs and run `cargo xtask codegen`.
 
 use crate::command::{ArgSpec, BodySpec, CommandSpec, Kind, Place};
-use crate::run::{Args, Outcome, Runner};
-use crate::failure::Failure;
 use vidplat::encoder as vidplat_encoder;
 /// Every operation of the service, in the YAML's order.
 pub static COMMANDS: &[CommandSpec] = &[
@@ -241,7 +239,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "preset-id",
-                key: "preset-id",
+                key: "preset_id",
                 place: Place::Path,
                 kind: Kind::Integer,
                 repeated: false,
@@ -262,7 +260,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "preset-id",
-                key: "preset-id",
+                key: "preset_id",
                 place: Place::Path,
                 kind: Kind::Integer,
                 repeated: false,
@@ -283,7 +281,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "preset-id",
-                key: "preset-id",
+                key: "preset_id",
                 place: Place::Path,
                 kind: Kind::Integer,
                 repeated: false,
@@ -491,7 +489,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "profile-id",
-                key: "profile-id",
+                key: "profile_id",
                 place: Place::Path,
                 kind: Kind::Integer,
                 repeated: false,
@@ -512,7 +510,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "profile-id",
-                key: "profile-id",
+                key: "profile_id",
                 place: Place::Path,
                 kind: Kind::Integer,
                 repeated: false,
@@ -533,7 +531,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "profile-id",
-                key: "profile-id",
+                key: "profile_id",
                 place: Place::Path,
                 kind: Kind::Integer,
                 repeated: false,
@@ -624,7 +622,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "task-import-id",
-                key: "task-import-id",
+                key: "task_import_id",
                 place: Place::Path,
                 kind: Kind::Integer,
                 repeated: false,
@@ -645,7 +643,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "task-import-id",
-                key: "task-import-id",
+                key: "task_import_id",
                 place: Place::Path,
                 kind: Kind::Integer,
                 repeated: false,
@@ -844,7 +842,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "task-id",
-                key: "task-id",
+                key: "task_id",
                 place: Place::Path,
                 kind: Kind::Integer,
                 repeated: false,
@@ -865,7 +863,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "task-id",
-                key: "task-id",
+                key: "task_id",
                 place: Place::Path,
                 kind: Kind::Integer,
                 repeated: false,
@@ -909,200 +907,3 @@ pub static COMMANDS: &[CommandSpec] = &[
         list: false,
     },
 ];
-/// Sets the builder of the operation named `command` from `args` and hands it to `runner`.
-pub async fn call(
-    client: &vidplat_encoder::Client,
-    command: &str,
-    args: &Args,
-    runner: &Runner<'_>,
-) -> Result<Outcome, Failure> {
-    match command {
-        "get-task-counts" => {
-            let call = client.get_task_counts();
-            runner.one(call).await
-        }
-        "get-external-id" => {
-            let call = client.get_external_id();
-            runner.one(call).await
-        }
-        "get-notification-settings" => {
-            let call = client.get_notification_settings();
-            runner.one(call).await
-        }
-        "update-notification-settings" => {
-            let call = client.update_notification_settings();
-            let call = match args
-                .body::<vidplat_encoder::types::NotificationSettingsUpdate>()?
-            {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-presets" => {
-            let call = client.list_presets();
-            runner.one(call).await
-        }
-        "register-preset" => {
-            let call = client.register_preset();
-            let call = match args.body::<vidplat_encoder::types::PresetCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-preset" => {
-            let call = client.delete_preset();
-            let call = match args.get::<::std::num::NonZeroU64>("preset-id")? {
-                Some(value) => call.preset_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-preset" => {
-            let call = client.get_preset();
-            let call = match args.get::<::std::num::NonZeroU64>("preset-id")? {
-                Some(value) => call.preset_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "update-preset" => {
-            let call = client.update_preset();
-            let call = match args.get::<::std::num::NonZeroU64>("preset-id")? {
-                Some(value) => call.preset_id(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_encoder::types::PresetUpdate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-profiles" => {
-            let call = client.list_profiles();
-            runner.one(call).await
-        }
-        "register-profile" => {
-            let call = client.register_profile();
-            let call = match args.body::<vidplat_encoder::types::ProfileCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-profile" => {
-            let call = client.delete_profile();
-            let call = match args.get::<::std::num::NonZeroU64>("profile-id")? {
-                Some(value) => call.profile_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-profile" => {
-            let call = client.get_profile();
-            let call = match args.get::<::std::num::NonZeroU64>("profile-id")? {
-                Some(value) => call.profile_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "update-profile" => {
-            let call = client.update_profile();
-            let call = match args.get::<::std::num::NonZeroU64>("profile-id")? {
-                Some(value) => call.profile_id(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_encoder::types::ProfileUpdate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-task-imports" => {
-            let call = client.list_task_imports();
-            runner.one(call).await
-        }
-        "import-tasks-csv" => {
-            let call = client.import_tasks_csv();
-            let call = match args.raw_body() {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-task-import" => {
-            let call = client.delete_task_import();
-            let call = match args.get::<::std::num::NonZeroU64>("task-import-id")? {
-                Some(value) => call.task_import_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-task-import" => {
-            let call = client.get_task_import();
-            let call = match args.get::<::std::num::NonZeroU64>("task-import-id")? {
-                Some(value) => call.task_import_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-all-tasks" => {
-            let call = client.delete_all_tasks();
-            runner.one(call).await
-        }
-        "list-tasks" => {
-            let call = client.list_tasks();
-            let call = match args.get::<::std::num::NonZeroU64>("page")? {
-                Some(value) => call.page(value),
-                None => call,
-            };
-            let call = match args.get::<::std::num::NonZeroU64>("per_page")? {
-                Some(value) => call.per_page(value),
-                None => call,
-            };
-            let call = match args.get::<vidplat_encoder::types::ListTasksSort>("sort")? {
-                Some(value) => call.sort(value),
-                None => call,
-            };
-            runner.list(call).await
-        }
-        "register-task" => {
-            let call = client.register_task();
-            let call = match args.body::<vidplat_encoder::types::TaskCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "cancel-or-delete-task" => {
-            let call = client.cancel_or_delete_task();
-            let call = match args.get::<::std::num::NonZeroU64>("task-id")? {
-                Some(value) => call.task_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-task" => {
-            let call = client.get_task();
-            let call = match args.get::<::std::num::NonZeroU64>("task-id")? {
-                Some(value) => call.task_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-input-file" => {
-            let call = client.get_input_file();
-            let call = match args.get::<::std::string::String>("filename")? {
-                Some(value) => call.filename(value),
-                None => call,
-            };
-            let call = match args.get::<i64>("readable")? {
-                Some(value) => call.readable(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        other => Err(Failure::unknown_command("encoder", other)),
-    }
-}

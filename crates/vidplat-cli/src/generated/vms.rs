@@ -2,8 +2,6 @@
 // Do not edit: change the YAML or xtask/src/codegen/cli.rs and run `cargo xtask codegen`.
 
 use crate::command::{ArgSpec, BodySpec, CommandSpec, Kind, Place};
-use crate::run::{Args, Outcome, Runner};
-use crate::failure::Failure;
 use vidplat::vms as vidplat_vms;
 /// Every operation of the service, in the YAML's order.
 pub static COMMANDS: &[CommandSpec] = &[
@@ -74,7 +72,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "category-id",
-                key: "category-id",
+                key: "category_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -95,7 +93,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "category-id",
-                key: "category-id",
+                key: "category_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -126,7 +124,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "category-id",
-                key: "category-id",
+                key: "category_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -183,7 +181,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "policy-id",
-                key: "policy-id",
+                key: "policy_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -594,7 +592,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -615,7 +613,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -636,7 +634,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -867,7 +865,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -888,7 +886,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -971,7 +969,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1006,7 +1004,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1016,7 +1014,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "document-id",
-                key: "document-id",
+                key: "document_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1037,7 +1035,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1047,7 +1045,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "document-id",
-                key: "document-id",
+                key: "document_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1068,7 +1066,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1078,7 +1076,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "document-id",
-                key: "document-id",
+                key: "document_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1161,7 +1159,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1191,7 +1189,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "x-vms-client-country",
-                key: "x-vms-client-country",
+                key: "x_vms_client_country",
                 place: Place::Header,
                 kind: Kind::String,
                 repeated: false,
@@ -1201,7 +1199,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "x-vms-client-ip",
-                key: "x-vms-client-ip",
+                key: "x_vms_client_ip",
                 place: Place::Header,
                 kind: Kind::String,
                 repeated: false,
@@ -1211,7 +1209,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "x-vms-client-referer",
-                key: "x-vms-client-referer",
+                key: "x_vms_client_referer",
                 place: Place::Header,
                 kind: Kind::String,
                 repeated: false,
@@ -1221,7 +1219,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "x-vms-date",
-                key: "x-vms-date",
+                key: "x_vms_date",
                 place: Place::Header,
                 kind: Kind::String,
                 repeated: false,
@@ -1231,7 +1229,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "x-vms-user-agent",
-                key: "x-vms-user-agent",
+                key: "x_vms_user_agent",
                 place: Place::Header,
                 kind: Kind::String,
                 repeated: false,
@@ -1252,7 +1250,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1273,7 +1271,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1378,7 +1376,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1415,7 +1413,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1442,7 +1440,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1452,7 +1450,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "poster-id",
-                key: "poster-id",
+                key: "poster_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1473,7 +1471,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1483,7 +1481,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "poster-id",
-                key: "poster-id",
+                key: "poster_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1504,7 +1502,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1514,7 +1512,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "poster-id",
-                key: "poster-id",
+                key: "poster_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1619,7 +1617,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1670,7 +1668,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1691,7 +1689,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1745,7 +1743,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1755,7 +1753,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "set-name",
-                key: "set-name",
+                key: "set_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1776,7 +1774,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1786,7 +1784,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "set-name",
-                key: "set-name",
+                key: "set_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1807,7 +1805,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1817,7 +1815,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "set-name",
-                key: "set-name",
+                key: "set_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1860,7 +1858,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -1881,7 +1879,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2129,7 +2127,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2179,7 +2177,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2189,7 +2187,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "stream-id",
-                key: "stream-id",
+                key: "stream_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2210,7 +2208,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2220,7 +2218,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "stream-id",
-                key: "stream-id",
+                key: "stream_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2241,7 +2239,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2251,7 +2249,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "stream-id",
-                key: "stream-id",
+                key: "stream_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2499,7 +2497,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2520,7 +2518,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2603,7 +2601,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2638,7 +2636,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2648,7 +2646,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "subtitle-id",
-                key: "subtitle-id",
+                key: "subtitle_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2669,7 +2667,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2679,7 +2677,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "subtitle-id",
-                key: "subtitle-id",
+                key: "subtitle_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2700,7 +2698,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "content-name",
-                key: "content-name",
+                key: "content_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2710,7 +2708,7 @@ pub static COMMANDS: &[CommandSpec] = &[
             },
             ArgSpec {
                 flag: "subtitle-id",
-                key: "subtitle-id",
+                key: "subtitle_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -2998,7 +2996,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "page-id",
-                key: "page-id",
+                key: "page_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -3019,7 +3017,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "page-id",
-                key: "page-id",
+                key: "page_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -3040,7 +3038,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "page-id",
-                key: "page-id",
+                key: "page_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -3152,7 +3150,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "page-id",
-                key: "page-id",
+                key: "page_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -3226,7 +3224,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "label-id",
-                key: "label-id",
+                key: "label_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -3247,7 +3245,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "label-id",
-                key: "label-id",
+                key: "label_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -3268,7 +3266,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "label-id",
-                key: "label-id",
+                key: "label_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -3305,7 +3303,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "playlist-name",
-                key: "playlist-name",
+                key: "playlist_name",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -3346,7 +3344,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "site-id",
-                key: "site-id",
+                key: "site_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -3377,7 +3375,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         args: &[
             ArgSpec {
                 flag: "policy-id",
-                key: "policy-id",
+                key: "policy_id",
                 place: Place::Path,
                 kind: Kind::String,
                 repeated: false,
@@ -3390,799 +3388,3 @@ pub static COMMANDS: &[CommandSpec] = &[
         list: false,
     },
 ];
-/// Sets the builder of the operation named `command` from `args` and hands it to `runner`.
-pub async fn call(
-    client: &vidplat_vms::Client,
-    command: &str,
-    args: &Args,
-    runner: &Runner<'_>,
-) -> Result<Outcome, Failure> {
-    match command {
-        "list-categories" => {
-            let call = client.list_categories();
-            let call = match args
-                .get::<vidplat_vms::types::ListCategoriesStatistics>("statistics")?
-            {
-                Some(value) => call.statistics(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "register-category" => {
-            let call = client.register_category();
-            let call = match args.get::<bool>("create_parents")? {
-                Some(value) => call.create_parents(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::CategoryCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-category" => {
-            let call = client.delete_category();
-            let call = match args.get::<::uuid::Uuid>("category-id")? {
-                Some(value) => call.category_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-category" => {
-            let call = client.get_category();
-            let call = match args.get::<::uuid::Uuid>("category-id")? {
-                Some(value) => call.category_id(value),
-                None => call,
-            };
-            let call = match args
-                .get::<vidplat_vms::types::GetCategoryStatistics>("statistics")?
-            {
-                Some(value) => call.statistics(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "update-category" => {
-            let call = client.update_category();
-            let call = match args.get::<::uuid::Uuid>("category-id")? {
-                Some(value) => call.category_id(value),
-                None => call,
-            };
-            let call = match args.get::<bool>("rename_children")? {
-                Some(value) => call.rename_children(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::CategoryUpdate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-forward-policies" => {
-            let call = client.list_forward_policies();
-            runner.one(call).await
-        }
-        "get-forward-policy" => {
-            let call = client.get_forward_policy();
-            let call = match args.get::<::uuid::Uuid>("policy-id")? {
-                Some(value) => call.policy_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-contents" => {
-            let call = client.list_contents();
-            let call = match args.get::<::uuid::Uuid>("category")? {
-                Some(value) => call.category(value),
-                None => call,
-            };
-            let call = match args.get::<::std::string::String>("filters")? {
-                Some(value) => call.filters(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("label")? {
-                Some(value) => call.label(value),
-                None => call,
-            };
-            let call = match args.get::<::std::num::NonZeroU64>("page")? {
-                Some(value) => call.page(value),
-                None => call,
-            };
-            let call = match args.get::<::std::num::NonZeroU64>("per_page")? {
-                Some(value) => call.per_page(value),
-                None => call,
-            };
-            let call = match args.get::<vidplat_vms::types::ListContentsQuery>("query")?
-            {
-                Some(value) => call.query(value),
-                None => call,
-            };
-            let call = match args.get::<vidplat_vms::types::ListContentsSort>("sort")? {
-                Some(value) => call.sort(value),
-                None => call,
-            };
-            let call = match args
-                .get::<::std::vec::Vec<vidplat_vms::types::ContentStatus>>("status")?
-            {
-                Some(value) => call.status(value),
-                None => call,
-            };
-            let call = match args
-                .get::<::std::vec::Vec<vidplat_vms::types::ContentType>>("type")?
-            {
-                Some(value) => call.type_(value),
-                None => call,
-            };
-            runner.list(call).await
-        }
-        "register-content" => {
-            let call = client.register_content();
-            let call = match args.body::<vidplat_vms::types::ContentCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-content" => {
-            let call = client.delete_content();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-content" => {
-            let call = client.get_content();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "update-content" => {
-            let call = client.update_content();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::ContentUpdate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-documents" => {
-            let call = client.list_documents();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "register-document" => {
-            let call = client.register_document();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::DocumentCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "register-documents-bulk" => {
-            let call = client.register_documents_bulk();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::DocumentBulkCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-document" => {
-            let call = client.delete_document();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("document-id")? {
-                Some(value) => call.document_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-document" => {
-            let call = client.get_document();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("document-id")? {
-                Some(value) => call.document_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "update-document" => {
-            let call = client.update_document();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("document-id")? {
-                Some(value) => call.document_id(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::DocumentUpdate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-play-information" => {
-            let call = client.get_play_information();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<bool>("disable_cfp")? {
-                Some(value) => call.disable_cfp(value),
-                None => call,
-            };
-            let call = match args.get::<vidplat_vms::types::GetPlayInformationSs>("ss")?
-            {
-                Some(value) => call.ss(value),
-                None => call,
-            };
-            let call = match args
-                .get::<
-                    vidplat_vms::types::GetPlayInformationXVmsClientCountry,
-                >("x-vms-client-country")?
-            {
-                Some(value) => call.x_vms_client_country(value),
-                None => call,
-            };
-            let call = match args.get::<::std::net::Ipv4Addr>("x-vms-client-ip")? {
-                Some(value) => call.x_vms_client_ip(value),
-                None => call,
-            };
-            let call = match args
-                .get::<
-                    vidplat_vms::types::GetPlayInformationXVmsClientReferer,
-                >("x-vms-client-referer")?
-            {
-                Some(value) => call.x_vms_client_referer(value),
-                None => call,
-            };
-            let call = match args.get::<vidplat_core::Timestamp>("x-vms-date")? {
-                Some(value) => call.x_vms_date(value),
-                None => call,
-            };
-            let call = match args
-                .get::<
-                    vidplat_vms::types::GetPlayInformationXVmsUserAgent,
-                >("x-vms-user-agent")?
-            {
-                Some(value) => call.x_vms_user_agent(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-posters" => {
-            let call = client.list_posters();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "register-poster" => {
-            let call = client.register_poster();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::PosterCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "register-posters-bulk" => {
-            let call = client.register_posters_bulk();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::PosterBulkCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "reorder-posters" => {
-            let call = client.reorder_posters();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::PosterOrder>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-poster" => {
-            let call = client.delete_poster();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("poster-id")? {
-                Some(value) => call.poster_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-poster" => {
-            let call = client.get_poster();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("poster-id")? {
-                Some(value) => call.poster_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "update-poster" => {
-            let call = client.update_poster();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("poster-id")? {
-                Some(value) => call.poster_id(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::PosterUpdate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-content-statistics" => {
-            let call = client.get_content_statistics();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<vidplat_core::Date>("end")? {
-                Some(value) => call.end(value),
-                None => call,
-            };
-            let call = match args
-                .get::<vidplat_vms::types::StatisticsGranularity>("granularity")?
-            {
-                Some(value) => call.granularity(value),
-                None => call,
-            };
-            let call = match args.get::<vidplat_core::Date>("start")? {
-                Some(value) => call.start(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-stream-sets" => {
-            let call = client.list_stream_sets();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "register-stream-set" => {
-            let call = client.register_stream_set();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::StreamSetCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-stream-set" => {
-            let call = client.delete_stream_set();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<vidplat_vms::types::StreamSetName>("set-name")? {
-                Some(value) => call.set_name(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-stream-set" => {
-            let call = client.get_stream_set();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<vidplat_vms::types::StreamSetName>("set-name")? {
-                Some(value) => call.set_name(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "update-stream-set" => {
-            let call = client.update_stream_set();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<vidplat_vms::types::StreamSetName>("set-name")? {
-                Some(value) => call.set_name(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::StreamSetUpdate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-streams" => {
-            let call = client.list_streams();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "register-stream" => {
-            let call = client.register_stream();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::StreamCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "register-streams-bulk" => {
-            let call = client.register_streams_bulk();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::StreamBulkCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-stream" => {
-            let call = client.delete_stream();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("stream-id")? {
-                Some(value) => call.stream_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-stream" => {
-            let call = client.get_stream();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("stream-id")? {
-                Some(value) => call.stream_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "update-stream" => {
-            let call = client.update_stream();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("stream-id")? {
-                Some(value) => call.stream_id(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::StreamUpdate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-subtitles" => {
-            let call = client.list_subtitles();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "register-subtitle" => {
-            let call = client.register_subtitle();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::SubtitleCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "register-subtitles-bulk" => {
-            let call = client.register_subtitles_bulk();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::SubtitleBulkCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-subtitle" => {
-            let call = client.delete_subtitle();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("subtitle-id")? {
-                Some(value) => call.subtitle_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-subtitle" => {
-            let call = client.get_subtitle();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("subtitle-id")? {
-                Some(value) => call.subtitle_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "update-subtitle" => {
-            let call = client.update_subtitle();
-            let call = match args.get::<vidplat_vms::types::ContentName>("content-name")?
-            {
-                Some(value) => call.content_name(value),
-                None => call,
-            };
-            let call = match args.get::<::uuid::Uuid>("subtitle-id")? {
-                Some(value) => call.subtitle_id(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::SubtitleUpdate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-viewing-pages" => {
-            let call = client.list_viewing_pages();
-            let call = match args
-                .get::<vidplat_vms::types::ListViewingPagesContent>("content")?
-            {
-                Some(value) => call.content(value),
-                None => call,
-            };
-            let call = match args.get::<::std::num::NonZeroU64>("page")? {
-                Some(value) => call.page(value),
-                None => call,
-            };
-            let call = match args.get::<::std::num::NonZeroU64>("per_page")? {
-                Some(value) => call.per_page(value),
-                None => call,
-            };
-            let call = match args
-                .get::<vidplat_vms::types::ListViewingPagesPlaylist>("playlist")?
-            {
-                Some(value) => call.playlist(value),
-                None => call,
-            };
-            let call = match args
-                .get::<vidplat_vms::types::ListViewingPagesQuery>("query")?
-            {
-                Some(value) => call.query(value),
-                None => call,
-            };
-            let call = match args
-                .get::<vidplat_vms::types::ListViewingPagesSort>("sort")?
-            {
-                Some(value) => call.sort(value),
-                None => call,
-            };
-            let call = match args.get::<vidplat_vms::types::ViewingPageType>("type")? {
-                Some(value) => call.type_(value),
-                None => call,
-            };
-            runner.list(call).await
-        }
-        "register-viewing-page" => {
-            let call = client.register_viewing_page();
-            let call = match args.body::<vidplat_vms::types::ViewingPageCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-viewing-page" => {
-            let call = client.delete_viewing_page();
-            let call = match args.get::<::uuid::Uuid>("page-id")? {
-                Some(value) => call.page_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-viewing-page" => {
-            let call = client.get_viewing_page();
-            let call = match args.get::<::uuid::Uuid>("page-id")? {
-                Some(value) => call.page_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "update-viewing-page" => {
-            let call = client.update_viewing_page();
-            let call = match args.get::<::uuid::Uuid>("page-id")? {
-                Some(value) => call.page_id(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::ViewingPageUpdate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "add-revoked-audience" => {
-            let call = client.add_revoked_audience();
-            let call = match args.get::<::uuid::Uuid>("page-id")? {
-                Some(value) => call.page_id(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::RevokedAudienceAdd>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-labels" => {
-            let call = client.list_labels();
-            runner.one(call).await
-        }
-        "register-label" => {
-            let call = client.register_label();
-            let call = match args.body::<vidplat_vms::types::LabelCreate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "delete-label" => {
-            let call = client.delete_label();
-            let call = match args.get::<::uuid::Uuid>("label-id")? {
-                Some(value) => call.label_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-label" => {
-            let call = client.get_label();
-            let call = match args.get::<::uuid::Uuid>("label-id")? {
-                Some(value) => call.label_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "update-label" => {
-            let call = client.update_label();
-            let call = match args.get::<::uuid::Uuid>("label-id")? {
-                Some(value) => call.label_id(value),
-                None => call,
-            };
-            let call = match args.body::<vidplat_vms::types::LabelUpdate>()? {
-                Some(value) => call.body(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "get-playlist-items" => {
-            let call = client.get_playlist_items();
-            let call = match args
-                .get::<vidplat_vms::types::PlaylistName>("playlist-name")?
-            {
-                Some(value) => call.playlist_name(value),
-                None => call,
-            };
-            let call = match args.get::<bool>("include_private")? {
-                Some(value) => call.include_private(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-sites" => {
-            let call = client.list_sites();
-            runner.one(call).await
-        }
-        "get-site" => {
-            let call = client.get_site();
-            let call = match args.get::<::uuid::Uuid>("site-id")? {
-                Some(value) => call.site_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        "list-streaming-policies" => {
-            let call = client.list_streaming_policies();
-            runner.one(call).await
-        }
-        "get-streaming-policy" => {
-            let call = client.get_streaming_policy();
-            let call = match args.get::<::uuid::Uuid>("policy-id")? {
-                Some(value) => call.policy_id(value),
-                None => call,
-            };
-            runner.one(call).await
-        }
-        other => Err(Failure::unknown_command("vms", other)),
-    }
-}
