@@ -1,7 +1,6 @@
 //! The commands that are not one operation each: waiting, signed pages, the
 //! analytics quota, profiles, the simulator and shell completion.
 
-use crate::command::{poll_interval, root};
 use crate::failure::Failure;
 use crate::output::{self, Format, RowWriter};
 use crate::progress::Statuses;
@@ -208,6 +207,15 @@ fn scenario_names() -> Vec<&'static str> {
 #[cfg(not(feature = "sim"))]
 fn scenario_names() -> Vec<&'static str> {
     Vec::new()
+}
+
+/// `--poll-interval`, for the commands that wait.
+pub fn poll_interval() -> Arg {
+    Arg::new("poll-interval")
+        .long("poll-interval")
+        .value_name("DURATION")
+        .value_parser(humantime::parse_duration)
+        .help("First pause between polls; it grows to 30 s [default: 1s]")
 }
 
 /// The polling of a waiting command.
@@ -612,17 +620,6 @@ fn shown(name: &str, profile: &vidplat::profile::Profile) -> Value {
         "routes": profile.routes,
         "api_key": profile.api_key.as_ref().map(|_| vidplat_core::REDACTED),
     })
-}
-
-/// `completion SHELL`. The script is made whole before it is written:
-/// clap_complete panics when its writer fails (`vidplat completion bash | head`).
-pub fn completion(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> {
-    if let Some(shell) = matches.get_one::<clap_complete::Shell>("shell") {
-        let mut script = Vec::new();
-        clap_complete::generate(*shell, &mut root(), "vidplat", &mut script);
-        io.stdout.write_all(&script)?;
-    }
-    Ok(())
 }
 
 /// `sim`.

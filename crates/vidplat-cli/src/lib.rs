@@ -14,6 +14,7 @@ mod generated;
 mod output;
 mod progress;
 mod run;
+mod spec;
 
 pub use command::{root, EXIT_CODES};
 pub use failure::Exit;
@@ -94,7 +95,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         .ok_or_else(|| Failure::invalid("vidplat", "needs a command"))?;
     match name {
         "profile" => return extras::profile(sub, matches, io, format),
-        "completion" => return extras::completion(sub, io),
+        "completion" => return completion(sub, io),
         #[cfg(feature = "sim")]
         "sim" => return extras::sim(sub, io).await,
         _ => {}
@@ -202,6 +203,17 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         _ => return Err(Failure::unknown_command(name, command)),
     };
     Ok(output::value(io.stdout, format, columns, &value)?)
+}
+
+/// `completion SHELL`. The script is made whole before it is written:
+/// clap_complete panics when its writer fails (`vidplat completion bash | head`).
+pub fn completion(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> {
+    if let Some(shell) = matches.get_one::<clap_complete::Shell>("shell") {
+        let mut script = Vec::new();
+        clap_complete::generate(*shell, &mut root(), "vidplat", &mut script);
+        io.stdout.write_all(&script)?;
+    }
+    Ok(())
 }
 
 /// A flag that only some commands define: unset where it is not defined.

@@ -2,9 +2,9 @@
 //! (`vidplat_core::Args`, read by the client crate's `builder::visit`), and
 //! the runner that shows, sends and prints any operation's builder.
 
-use crate::command::{CommandSpec, Kind, Place};
 use crate::failure::Failure;
 use crate::output::{Format, RowWriter};
+use crate::spec::{CommandSpec, Kind, Place};
 use clap::ArgMatches;
 use futures::StreamExt as _;
 use serde::de::DeserializeOwned;

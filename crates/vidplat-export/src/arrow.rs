@@ -2,8 +2,8 @@
 //! Arrow IPC files (feature `arrow`). The Parquet encoder reuses the schema
 //! and the batches.
 
+use crate::encoder::{Encoder, SinkError};
 use crate::schema::{Column, ColumnKind, Value};
-use crate::sink::{Encoder, SinkError};
 use arrow_array::builder::{
     BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder, StringDictionaryBuilder,
     TimestampMillisecondBuilder,

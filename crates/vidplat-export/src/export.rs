@@ -1,9 +1,10 @@
 //! `.export(period)`: the run, chunk by chunk, under the quota.
 
+use crate::encoder::SinkError;
 use crate::plan::{self, Chunk, Plan};
 use crate::report::{Report, Split};
 use crate::schema::{self, Column, Value, LINEAGE};
-use crate::sink::{Partition, PartitionSink, RowSink, SinkError};
+use crate::sink::{Partition, PartitionSink, RowSink};
 use crate::state::{ExportState, StateError};
 use chrono::{DateTime, Datelike as _, FixedOffset, NaiveDate, TimeZone as _};
 use std::collections::{BTreeMap, VecDeque};

@@ -3,6 +3,7 @@
 
 #[cfg(feature = "arrow")]
 mod arrow;
+mod encoder;
 mod export;
 // Written by `cargo xtask codegen`, formatted by prettyplease.
 #[rustfmt::skip]
@@ -15,6 +16,7 @@ pub mod schema;
 mod sink;
 mod state;
 
+pub use encoder::SinkError;
 #[cfg(feature = "redis")]
 pub use export::SHARED_CHUNK_LEASE;
 pub use export::{
@@ -25,5 +27,5 @@ pub use generated::{run_named, RunNamed, REPORTS};
 pub use plan::{Chunk, Plan};
 pub use report::{Report, ReportInfo, Row, Split};
 pub use schema::{Column, ColumnKind, Value, LINEAGE as LINEAGE_COLUMNS};
-pub use sink::{FilePartition, Files, Format, Partition, PartitionSink, RowSink, SinkError, DEFAULT_ROWS_PER_GROUP};
+pub use sink::{FilePartition, Files, Format, Partition, PartitionSink, RowSink, DEFAULT_ROWS_PER_GROUP};
 pub use state::{ExportState, StateError};

@@ -2,8 +2,8 @@
 //! `crate::arrow`, written by the parquet crate's `ArrowWriter`.
 
 use crate::arrow::Batcher;
+use crate::encoder::{Encoder, SinkError};
 use crate::schema::{Column, ColumnKind, Value};
-use crate::sink::{Encoder, SinkError};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::{WriterProperties, DEFAULT_CREATED_BY};

@@ -1,15 +1,13 @@
 //! Where rows go: any [`RowSink`], or [`Files`] (one file a partition, in
 //! CSV, NDJSON, Arrow IPC or Parquet).
 
+use crate::encoder::{Encoder, SinkError};
 use crate::schema::{Column, Value};
 use chrono::NaiveDate;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use vidplat_core::Period;
-
-/// What a sink can fail with.
-pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The rows of one partition: one day of a report split by day, or the
 /// whole period of one that is not.
@@ -211,13 +209,6 @@ impl Drop for FilePartition {
             let _ = std::fs::remove_file(&self.temporary);
         }
     }
-}
-
-/// A file format's writer.
-pub(crate) trait Encoder: Send {
-    fn write(&mut self, row: &[Value<'_>]) -> Result<(), SinkError>;
-    /// Writes what is buffered and the format's footer; the file, to be synced.
-    fn finish(self: Box<Self>) -> Result<File, SinkError>;
 }
 
 struct CsvEncoder {

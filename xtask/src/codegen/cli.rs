@@ -125,7 +125,7 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
     let module = format_ident!("{}", service.name);
     let body_spec = operations.iter().any(|op| op.body.is_some()).then(|| quote!(BodySpec,));
     let file = quote! {
-        use crate::command::{ArgSpec, #body_spec CommandSpec, Kind, Place};
+        use crate::spec::{ArgSpec, #body_spec CommandSpec, Kind, Place};
         use vidplat::#module as #krate;
 
         /// Every operation of the service, in the YAML's order.
