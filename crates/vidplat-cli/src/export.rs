@@ -158,9 +158,7 @@ impl Options {
             _ => Format::Csv,
         };
         let out = PathBuf::from(matches.get_one::<String>("out").cloned().unwrap_or_default());
-        let state = matches
-            .get_one::<String>("state")
-            .map_or_else(|| out.join(STATE_FILE), PathBuf::from);
+        let state = state_file(matches);
         Ok(Self {
             period,
             format,
@@ -194,6 +192,25 @@ impl Options {
     }
 }
 
+/// The export's state file: `--state`, else the one in `--out`.
+fn state_file(matches: &ArgMatches) -> PathBuf {
+    let out = PathBuf::from(matches.get_one::<String>("out").cloned().unwrap_or_default());
+    matches
+        .get_one::<String>("state")
+        .map_or_else(|| out.join(STATE_FILE), PathBuf::from)
+}
+
+/// What Ctrl-C during an export leaves: the chunks committed so far are in
+/// the state file; running the same command reads only the rest (the chunk
+/// under way again, from its start).
+pub fn interruption_note(matches: &ArgMatches) -> String {
+    format!(
+        "interrupted: the chunks finished so far are saved in {}; run the same command again to resume \
+         (the chunk under way is read again from its start)",
+        state_file(matches).display()
+    )
+}
+
 /// How a run ended.
 enum Ran {
     Planned(Plan),
@@ -204,6 +221,8 @@ struct Run<'a> {
     options: &'a Options,
     stderr: &'a mut dyn Write,
     quota_waits: Option<watch::Receiver<Option<vidplat::QuotaWait>>>,
+    /// Whether stderr is a terminal: quota waits are counted down there.
+    terminal: bool,
 }
 
 impl RunNamed for Run<'_> {
@@ -220,6 +239,8 @@ impl RunNamed for Run<'_> {
         let mut run = std::pin::pin!(export.run(files));
         let stderr = self.stderr;
         let mut shown = None;
+        let mut wait_line = crate::progress::QuotaWaitLine::new(self.terminal);
+        let mut ticks = tokio::time::interval(crate::progress::QuotaWaitLine::TICK);
         // Progress is best effort: a closed stderr does not stop the export.
         loop {
             tokio::select! {
@@ -230,18 +251,17 @@ impl RunNamed for Run<'_> {
                     let line = (now.chunk, now.chunks_done);
                     if let (Some(chunk), true) = (now.chunk, shown != Some(line)) {
                         shown = Some(line);
-                        let _ = writeln!(
-                            stderr,
+                        let line = format!(
                             "export: chunk {chunk}; {} of {} chunks done, {} rows, {} calls",
                             now.chunks_done, now.chunks_total, now.rows, now.calls
                         );
+                        let _ = wait_line.println(stderr, &line);
                     }
                 }
                 Some(wait) = next_wait(&mut waits) => {
-                    if let Some(wait) = wait {
-                        let _ = writeln!(stderr, "{wait}");
-                    }
+                    let _ = wait_line.show(stderr, wait);
                 }
+                _ = ticks.tick() => wait_line.tick(),
             }
         }
     }
@@ -270,6 +290,7 @@ pub async fn run(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
     quota_waits: Option<watch::Receiver<Option<vidplat::QuotaWait>>>,
+    terminal: bool,
     format: Output,
 ) -> Result<(), Failure> {
     let options = Options::read(matches)?;
@@ -281,6 +302,7 @@ pub async fn run(
         options: &options,
         stderr: &mut *stderr,
         quota_waits,
+        terminal,
     };
     let ran = vidplat_export::run_named(client.analytics()?, &name, run)
         .await

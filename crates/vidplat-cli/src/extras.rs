@@ -283,15 +283,19 @@ pub async fn wait_tasks(
     if let Some(failure) = failure {
         return Err(failure);
     }
-    match finals
+    // Every task that did not end ready is named, not only the first.
+    let ended: Vec<(u64, String)> = finals
         .iter()
-        .find(|(_, t)| !matches!(t.status, Some(TaskStatus::Ready)))
-    {
-        Some((id, task)) => Err(Failure::TaskEnded {
-            task_id: i64::try_from(*id).ok(),
-            status: task.status.as_ref().map_or("unknown".to_owned(), ToString::to_string),
-        }),
-        None => Ok(()),
+        .filter(|(_, t)| !matches!(t.status, Some(TaskStatus::Ready)))
+        .map(|(id, task)| {
+            let status = task.status.as_ref().map_or("unknown".to_owned(), ToString::to_string);
+            (*id, vidplat_core::escape_controls(&status).into_owned())
+        })
+        .collect();
+    if ended.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::TaskEnded { tasks: ended })
     }
 }
 

@@ -30,14 +30,16 @@ pub enum Failure {
     Setup(String),
     /// A signed URL that does not verify.
     Signature(String),
-    /// A waited task ended failed or canceled (the task was printed on stdout).
-    TaskEnded { task_id: Option<i64>, status: String },
+    /// Waited tasks ended failed or canceled (each id and status; the tasks were printed on stdout).
+    TaskEnded { tasks: Vec<(u64, String)> },
     /// Tasks of a waited import job ended failed or canceled (the job was printed on stdout).
     ImportEnded {
         import_id: u64,
         count: u64,
         status: &'static str,
     },
+    /// Ctrl-C: what was left as it is, and how to go on.
+    Interrupted(String),
     /// The output could not be written (a closed pipe ends quietly).
     Output(std::io::Error),
     /// An export stopped by the quota or the month's reserve, its state saved.
@@ -83,6 +85,7 @@ impl Failure {
             Failure::TaskEnded { .. } | Failure::ImportEnded { .. } => Exit::TaskEnded,
             Failure::Output(_) | Failure::Export(_) => Exit::Api,
             Failure::Paused(_) => Exit::Quota,
+            Failure::Interrupted(_) => Exit::Interrupted,
         }
     }
 
@@ -96,6 +99,7 @@ impl Failure {
             Failure::TaskEnded { .. } | Failure::ImportEnded { .. } => "task_ended",
             Failure::Output(_) => "output",
             Failure::Paused(_) => "export_paused",
+            Failure::Interrupted(_) => "interrupted",
             Failure::Export(_) => "export",
         };
         let mut error = json!({ "kind": kind, "message": self.to_string(), "exit_code": self.exit() as i32 });
@@ -133,9 +137,15 @@ impl Failure {
                     .map(|(field, rule)| json!({ "field": field, "rule": rule }))
                     .collect();
             }
-            Failure::TaskEnded { task_id, status } => {
-                error["task_id"] = json!(task_id);
-                error["status"] = json!(status);
+            Failure::TaskEnded { tasks } => {
+                if let Some((id, status)) = tasks.first() {
+                    error["task_id"] = json!(id);
+                    error["status"] = json!(status);
+                }
+                error["tasks"] = tasks
+                    .iter()
+                    .map(|(id, status)| json!({ "task_id": id, "status": status }))
+                    .collect();
             }
             Failure::ImportEnded {
                 import_id,
@@ -185,11 +195,19 @@ impl fmt::Display for Failure {
                 }
                 Ok(())
             }
-            Failure::Setup(why) | Failure::Paused(why) | Failure::Export(why) => f.write_str(why),
+            Failure::Setup(why) | Failure::Paused(why) | Failure::Export(why) | Failure::Interrupted(why) => {
+                f.write_str(why)
+            }
             Failure::Signature(why) => write!(f, "the URL does not verify: {why}"),
-            Failure::TaskEnded { task_id, status } => match task_id {
-                Some(id) => write!(f, "task {id} ended {status}"),
-                None => write!(f, "a task ended {status}"),
+            Failure::TaskEnded { tasks } => match tasks.as_slice() {
+                [(id, status)] => write!(f, "task {id} ended {status}"),
+                _ => {
+                    write!(f, "{} tasks ended without being ready:", tasks.len())?;
+                    for (at, (id, status)) in tasks.iter().enumerate() {
+                        write!(f, "{} task {id} {status}", if at == 0 { "" } else { "," })?;
+                    }
+                    Ok(())
+                }
             },
             Failure::ImportEnded {
                 import_id,

@@ -67,7 +67,12 @@ pub async fn run(argv: impl IntoIterator<Item = impl Into<OsString> + Clone>, io
         }
     };
     let json_errors = matches.get_one::<String>("output").is_some_and(|o| o == "json");
-    let result = dispatch(&matches, io).await;
+    let interrupted = interruption_note(&matches);
+    // Ctrl-C ends the command here, so that it can say what it leaves behind.
+    let result = tokio::select! {
+        result = dispatch(&matches, io) => result,
+        _ = tokio::signal::ctrl_c() => Err(Failure::Interrupted(interrupted)),
+    };
     let _ = io.stdout.flush();
     match result {
         Ok(()) => Exit::Ok as i32,
@@ -159,7 +164,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
                 }
             }
         };
-        let outcome = with_quota_waits(call, quota_waits, &mut *io.stderr).await?;
+        let outcome = with_quota_waits(call, quota_waits, &mut *io.stderr, io.stderr_terminal).await?;
         drop(runner);
         let Outcome::Value(value) = outcome else { return Ok(()) };
         if wait {
@@ -198,7 +203,8 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         (Service::Analytics, "export") => {
             let waits = client.analytics_quota().map(|q| q.watch_waits());
             let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
-            return export::run(&client, op_matches, stdout, stderr, waits, format).await;
+            let terminal = io.stderr_terminal;
+            return export::run(&client, op_matches, stdout, stderr, waits, terminal, format).await;
         }
         _ => return Err(Failure::unknown_command(name, command)),
     };
@@ -216,6 +222,20 @@ pub fn completion(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
     Ok(())
 }
 
+/// What Ctrl-C leaves behind: for an export, where its state is and how to
+/// resume; for any other command, nothing to say but that it stopped.
+fn interruption_note(matches: &ArgMatches) -> String {
+    let export = matches
+        .subcommand()
+        .filter(|(name, _)| *name == "analytics")
+        .and_then(|(_, sub)| sub.subcommand())
+        .filter(|(name, _)| *name == "export");
+    match export {
+        Some((_, export)) if !flag(export, "dry-run") => export::interruption_note(export),
+        _ => "interrupted".to_owned(),
+    }
+}
+
 /// A flag that only some commands define: unset where it is not defined.
 fn flag(matches: &ArgMatches, id: &str) -> bool {
     one::<bool>(matches, id).unwrap_or(false)
@@ -226,23 +246,26 @@ fn one<T: Clone + Send + Sync + 'static>(matches: &ArgMatches, id: &str) -> Opti
     matches.try_get_one::<T>(id).ok().flatten().cloned()
 }
 
-/// Runs `call`, writing each analytics quota wait to stderr as it begins.
+/// Runs `call`, showing each analytics quota wait on stderr (counted down on a terminal).
 async fn with_quota_waits<T>(
     call: impl std::future::Future<Output = Result<T, Failure>>,
     waits: Option<tokio::sync::watch::Receiver<Option<vidplat::QuotaWait>>>,
     stderr: &mut dyn Write,
+    terminal: bool,
 ) -> Result<T, Failure> {
     let Some(waits) = waits else { return call.await };
     let mut waits = tokio_stream_of(waits);
     let mut call = std::pin::pin!(call);
+    let mut line = progress::QuotaWaitLine::new(terminal);
+    let mut ticks = tokio::time::interval(progress::QuotaWaitLine::TICK);
     loop {
         tokio::select! {
             result = &mut call => return result,
             Some(wait) = waits.next() => {
-                if let Some(wait) = wait {
-                    let _ = writeln!(stderr, "{wait}");
-                }
+                // Progress is best effort: a closed stderr does not stop the call.
+                let _ = line.show(stderr, wait);
             }
+            _ = ticks.tick() => line.tick(),
         }
     }
 }

@@ -32,10 +32,8 @@ fn main() {
             stderr_terminal,
             stdin_terminal,
         };
-        tokio::select! {
-            code = vidplat_cli::run(std::env::args_os(), &mut io) => code,
-            _ = tokio::signal::ctrl_c() => vidplat_cli::Exit::Interrupted as i32,
-        }
+        // Ctrl-C is `run`'s to handle (exit 130, saying what it leaves behind).
+        vidplat_cli::run(std::env::args_os(), &mut io).await
     });
     // Leaves at once: a paginator's requests still on the wire are not waited for.
     runtime.shutdown_background();

@@ -1158,6 +1158,8 @@ sys.exit(os.waitstatus_to_exitcode(status))
         .env_clear()
         .env("VIDPLAT_CONFIG_DIR", cli.config_dir.path())
         .env("VIDPLAT_ENCODER_URL", &cli.sim.encoder_url)
+        // As a terminal emulator sets it (indicatif draws nothing on a terminal without one).
+        .env("TERM", "xterm-256color")
         .stdin(Stdio::null())
         .kill_on_drop(true)
         .output()
@@ -1394,4 +1396,104 @@ async fn escape_sequences_from_the_network_never_reach_a_terminal() {
         !wait.stderr.contains('\u{1b}') && wait.stderr.contains("task 1: \\u{1b}]0;pwned\\u{7}encoding"),
         "{wait:?}"
     );
+}
+
+#[tokio::test]
+async fn a_wait_that_ends_with_several_failed_tasks_names_each() {
+    let cli = Cli::start().await;
+    let profile = cli.profile().await;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let registered = cli
+            .run(&[
+                "encoder",
+                "register-task",
+                "--profile-id",
+                &profile,
+                "--input-filepath",
+                "fail.mp4",
+                "-o",
+                "json",
+            ])
+            .await;
+        assert_eq!(registered.code, 0, "{registered:?}");
+        ids.push(registered.json()["tasks"][0]["id"].to_string());
+    }
+    let waited = cli
+        .run(&[
+            "encoder",
+            "wait-task",
+            &ids[0],
+            &ids[1],
+            "--poll-interval",
+            "20ms",
+            "-o",
+            "ndjson",
+        ])
+        .await;
+    assert_eq!(waited.code, 4, "{waited:?}");
+    assert_eq!(waited.stdout.lines().count(), 2, "both final tasks printed: {waited:?}");
+    assert!(
+        waited.stderr.ends_with(&format!(
+            "error: 2 tasks ended without being ready: task {} failed, task {} failed\n",
+            ids[0], ids[1]
+        )),
+        "{}",
+        waited.stderr
+    );
+    let json = cli
+        .run(&[
+            "encoder",
+            "wait-task",
+            &ids[0],
+            &ids[1],
+            "--poll-interval",
+            "20ms",
+            "-o",
+            "json",
+        ])
+        .await;
+    let last = json.stderr.lines().last().unwrap_or_default();
+    let error: Value = serde_json::from_str(last).expect("the last line is the error, as JSON");
+    assert_eq!(error["error"]["tasks"].as_array().map(Vec::len), Some(2), "{error}");
+}
+
+#[tokio::test]
+async fn an_exports_quota_wait_counts_down_on_a_terminal() {
+    let cli = Cli::start_with(SimConfig {
+        analytics_window: Duration::from_secs(3),
+        ..SimConfig::fast()
+    })
+    .await;
+    let key = key_file(&cli, "sim.key", &cli.sim.api_key);
+    let out = cli.config_dir.path().join("out");
+    let last = vidplat::Period::today_in_japan() - chrono::Days::new(7);
+    let (from, to) = ((last - chrono::Days::new(4)).to_string(), last.to_string());
+    let args = [
+        "--analytics-url",
+        &cli.sim.analytics_url,
+        "--api-key-file",
+        &key,
+        "--analytics-window",
+        "3s",
+        "analytics",
+        "export",
+        "cloud-viewing-history",
+        "--from",
+        &from,
+        "--to",
+        &to,
+        "--chunk-days",
+        "1",
+        "--out",
+        &out.to_string_lossy(),
+    ];
+    let (screen, code) = on_a_terminal(&cli, &args, "", "").await;
+    assert_eq!(code, 0, "{screen}");
+    for left in ["3 s", "2 s", "1 s"] {
+        assert!(
+            screen.contains(&format!("waiting {left} for the per-minute analytics quota")),
+            "the wait counts down through {left}: {screen:?}"
+        );
+    }
 }

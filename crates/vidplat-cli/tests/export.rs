@@ -226,3 +226,61 @@ async fn dry_run_plans_without_a_call_and_bad_input_exits_2() {
     assert_eq!(backwards.code, 2, "{backwards:?}");
     assert!(backwards.stderr.contains("`--to`"), "{}", backwards.stderr);
 }
+
+#[tokio::test]
+async fn ctrl_c_mid_export_exits_130_saying_where_the_state_is_and_how_to_resume() {
+    let sim = simulator(SimConfig {
+        analytics_latency: Duration::from_millis(150),
+        ..SimConfig::fast()
+    })
+    .await;
+    let (from, to) = eight_days();
+    let dir = tempfile::tempdir().expect("a directory");
+    let out = dir.path().to_string_lossy().into_owned();
+    let args = export_args(&from, &to, &out);
+    let mut child = command(&sim, &args).spawn().expect("the export starts");
+    let state = dir.path().join(".vidplat-export-state.json");
+    let started = Instant::now();
+    while std::fs::read_to_string(&state).map_or(0, |s| s.matches("date=").count()) < 1 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the export made no progress"
+        );
+        assert!(
+            child.try_wait().expect("the child").is_none(),
+            "the export ended before Ctrl-C"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let pid = child.id().expect("still running").to_string();
+    let signalled = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(signalled.success());
+    let output = tokio::time::timeout(Duration::from_secs(10), child.wait_with_output())
+        .await
+        .expect("it ends within 10 s of Ctrl-C")
+        .expect("its output");
+    let stderr = String::from_utf8(output.stderr).expect("UTF-8");
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    // `-o json`: the error is the last line, as JSON.
+    let error: serde_json::Value =
+        serde_json::from_str(stderr.lines().last().unwrap_or_default()).expect("the error is JSON");
+    assert_eq!(
+        (&error["error"]["kind"], &error["error"]["message"]),
+        (
+            &serde_json::json!("interrupted"),
+            &serde_json::json!(format!(
+                "interrupted: the chunks finished so far are saved in {}; run the same command again to resume \
+                 (the chunk under way is read again from its start)",
+                state.display()
+            ))
+        ),
+        "{stderr}"
+    );
+    let resumed = run(&sim, &args).await;
+    assert_eq!(resumed.code, 0, "{resumed:?}");
+    let summary: serde_json::Value = serde_json::from_str(&resumed.stdout).expect("the summary is JSON");
+    assert!(summary["skipped"].as_u64().unwrap() >= 1, "{summary}");
+}

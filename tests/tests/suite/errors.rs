@@ -428,3 +428,27 @@ fn readme_rust_examples_are_not_ignored() {
         "only the metrics exporter wiring is ignored"
     );
 }
+
+/// A pause or a refusal reads as words: the limit's name and the wait in
+/// days and hours, not `PerMinute` and `213886s`.
+#[test]
+fn a_client_side_quota_refusal_names_its_limit_and_wait_in_words() {
+    let spent = Error::RateLimited {
+        quota: Quota::Month,
+        retry_after: Some(Duration::from_secs(213_886)),
+        response: None,
+    };
+    assert_eq!(
+        spent.to_string(),
+        "rate limited by the client-side monthly analytics quota; not sent; retry after 2 d 11 h"
+    );
+    let minute = Error::RateLimited {
+        quota: Quota::PerMinute,
+        retry_after: Some(Duration::from_millis(40_200)),
+        response: None,
+    };
+    assert_eq!(
+        minute.to_string(),
+        "rate limited by the client-side per-minute analytics quota; not sent; retry after 41 s"
+    );
+}
