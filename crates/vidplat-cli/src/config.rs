@@ -213,6 +213,20 @@ impl Setup {
         if let Some((key, _)) = &self.api_key {
             builder = builder.api_key(key);
         }
+        // The account's analytics quota is counted for the whole machine (every
+        // `vidplat` process of the account), unless the profile names a store.
+        let profile_store = self.profile.as_ref().is_some_and(|(_, _, p)| p.quota_store.is_some());
+        if let (false, Some((url, _))) = (profile_store, self.value("analytics_url")) {
+            let account = match (self.value("login_id"), &self.api_key) {
+                (Some((login, _)), _) => login.to_owned(),
+                (None, Some((key, _))) => vidplat::MachineQuota::key_fingerprint(key),
+                (None, None) => "no account".to_owned(),
+            };
+            match vidplat::MachineQuota::in_state_dir(url, &account) {
+                Ok(store) => builder = builder.quota_store(store),
+                Err(e) => tracing::warn!("analytics quota: {e}; counting in this process only"),
+            }
+        }
         if let Some(timeout) = matches.get_one::<Duration>("timeout") {
             builder = builder.total_timeout(*timeout);
         }

@@ -455,9 +455,14 @@ pub async fn quota(client: &Client) -> Result<Value, Failure> {
     let usage = limiter.fetch_usage().await;
     // `null` when the store does not answer: not known, rather than a guess.
     let activity = limiter.fetch_activity().await;
-    let store = match limiter.store() {
-        vidplat::QuotaStore::Memory => "memory (this process only: other processes' calls are not counted)",
-        _ => "shared",
+    let store = match limiter.store().kind() {
+        "memory" => "memory (this process only: other processes' calls are not counted)".to_owned(),
+        "machine" => match vidplat::machine_quota::state_dir() {
+            Ok(dir) => format!("machine (every process of this machine; in {})", dir.display()),
+            Err(_) => "machine (every process of this machine)".to_owned(),
+        },
+        "redis" => "redis (every process of the account, on any machine)".to_owned(),
+        other => other.to_owned(),
     };
     Ok(json!({
         "calls_per_window": config.calls_per_window,

@@ -48,6 +48,7 @@ impl Cli {
             .args(args)
             .env_clear()
             .env("VIDPLAT_CONFIG_DIR", self.config_dir.path())
+            .env("VIDPLAT_STATE_DIR", self.config_dir.path().join("state"))
             .env("VIDPLAT_ENCODER_URL", &self.sim.encoder_url)
             .env("VIDPLAT_VMS_URL", &self.sim.vms_url)
             .env("VIDPLAT_ANALYTICS_URL", &self.sim.analytics_url)
@@ -731,12 +732,18 @@ async fn fail_fast_exits_3_with_nothing_sent_and_quota_shows_the_held_slot() {
             &shown["used_this_month"],
             &shown["store"]
         ),
-        (&json!(true), &json!(1), &json!(2), &json!(7), &json!("shared")),
+        (
+            &json!(true),
+            &json!(1),
+            &json!(2),
+            &json!(7),
+            &json!("redis (every process of the account, on any machine)")
+        ),
         "{shown}"
     );
     assert_eq!(turns.load(Ordering::SeqCst), 1, "reading the quota takes no turn");
 
-    // In this process's memory: nothing held, nothing in the window.
+    // Without the profile, this machine's count (another store): nothing held.
     let local = cli.run(&["analytics", "quota", "-o", "json"]).await;
     assert_eq!(local.code, 0, "{local:?}");
     assert_eq!(
@@ -1157,6 +1164,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
         .args(args)
         .env_clear()
         .env("VIDPLAT_CONFIG_DIR", cli.config_dir.path())
+        .env("VIDPLAT_STATE_DIR", cli.config_dir.path().join("state"))
         .env("VIDPLAT_ENCODER_URL", &cli.sim.encoder_url)
         // As a terminal emulator sets it (indicatif draws nothing on a terminal without one).
         .env("TERM", "xterm-256color")
@@ -1496,4 +1504,45 @@ async fn an_exports_quota_wait_counts_down_on_a_terminal() {
             "the wait counts down through {left}: {screen:?}"
         );
     }
+}
+
+#[tokio::test]
+async fn the_analytics_quota_is_the_machines_back_to_back_in_parallel_and_in_a_new_process() {
+    let cli = Cli::start_with(SimConfig {
+        analytics_window: Duration::from_secs(2),
+        ..SimConfig::fast()
+    })
+    .await;
+    let call = ["--analytics-window", "2s", "analytics", "cloud-by-os", "-o", "json"];
+    let no_429 = |run: &Run| {
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(!run.stderr.contains("429"), "the server refused a call: {run:?}");
+    };
+    for _ in 0..2 {
+        no_429(&cli.run(&call).await);
+    }
+    for run in futures::future::join_all((0..4).map(|_| cli.run(&call))).await {
+        no_429(&run);
+    }
+    let answered: Vec<u16> = cli.sim.journal().iter().map(|r| r.status).collect();
+    assert_eq!(answered, [200; 6], "six calls, none refused by the simulator");
+
+    // A new process reads the same count.
+    let quota = cli.run(&["analytics", "quota", "-o", "json"]).await;
+    assert_eq!(quota.code, 0, "{quota:?}");
+    assert_eq!(quota.json()["used_this_month"], 6, "{quota:?}");
+    assert!(
+        quota.json()["store"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("machine (every process of this machine; in ")),
+        "{quota:?}"
+    );
+    // Another simulator on another port is another account's count.
+    let other = Simulator::start_with(SimConfig::fast()).await.expect("simulator B");
+    let mut command = cli.command(&["analytics", "quota", "-o", "json"]);
+    command
+        .env("VIDPLAT_ANALYTICS_URL", &other.analytics_url)
+        .env("VIDPLAT_API_KEY", &other.api_key);
+    let theirs = cli.run_with(command, "").await;
+    assert_eq!(theirs.json()["used_this_month"], 0, "{theirs:?}");
 }

@@ -27,6 +27,11 @@ fn command(sim: &Simulator, args: &[&str]) -> tokio::process::Command {
         .args(args)
         .env_clear()
         .env("VIDPLAT_CONFIG_DIR", "/nonexistent/vidplat-export-test")
+        // The machine's quota store of this test run (each simulator's port keys its own count).
+        .env(
+            "VIDPLAT_STATE_DIR",
+            format!("{}/vidplat-state-{}", env!("CARGO_TARGET_TMPDIR"), std::process::id()),
+        )
         .env("VIDPLAT_ANALYTICS_URL", &sim.analytics_url)
         .env("VIDPLAT_API_KEY", &sim.api_key)
         .env("VIDPLAT_ANALYTICS_WINDOW", WINDOW)

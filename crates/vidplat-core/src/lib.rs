@@ -46,9 +46,12 @@ pub use patch::Patch;
 pub use period::{Period, PeriodError, ReportPeriod};
 pub use prepared::{Prepared, Rows};
 pub use quota::limiter::{QuotaLimiter, QuotaPermit, QuotaStore};
-pub use quota::limits::{Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause};
+pub use quota::limits::{
+    Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting,
+};
 #[cfg(feature = "redis")]
 pub use quota::redis::{RedisQuota, RedisQuotaError, RedisUnavailable};
+pub use quota::shared::{Lease, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WhenUnavailable};
 #[cfg(feature = "redis")]
 pub use quota::work::{AgreedPlan, SharedWork, SharedWorkError, WorkClaim, WorkToken};
 pub use redact::{escape_controls, without_credentials, Redactor, REDACTED};

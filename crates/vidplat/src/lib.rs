@@ -265,6 +265,8 @@ pub mod operations {}
 mod call;
 mod client;
 mod error;
+#[cfg(feature = "machine-quota")]
+pub mod machine_quota;
 pub mod pagination;
 #[cfg(feature = "profiles")]
 pub mod profile;
@@ -294,6 +296,8 @@ pub use error::{
     ApiError, ConfigError, DecodeError, Error, PagingProblem, Quota, ServiceErrorCode, TimeoutError, TimeoutKind,
     TransportError,
 };
+#[cfg(feature = "machine-quota")]
+pub use machine_quota::MachineQuota;
 pub use rows::{RowStream, Rows};
 #[cfg(feature = "encoder")]
 pub use task_times::TaskTimes;

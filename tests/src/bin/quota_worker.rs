@@ -145,6 +145,8 @@ async fn main() -> Result<(), String> {
         tokio::time::sleep(Duration::from_millis(wait)).await;
     }
     let analytics = client.analytics().map_err(|e| e.to_string())?;
+    // A clone shares the store's counters.
+    let counted = redis.clone();
     if let Some(report) = &args.export {
         let shared = redis.filter(|_| args.shared);
         return export(analytics, report, &args, shared).await;
@@ -168,10 +170,7 @@ async fn main() -> Result<(), String> {
         };
         println!("call {kind} {started} {}", epoch_ms());
     }
-    let round_trips = match limiter.store() {
-        QuotaStore::Redis(store) => store.round_trips(),
-        _ => 0,
-    };
+    let round_trips = counted.map_or(0, |store| store.round_trips());
     println!("round_trips {round_trips}");
     Ok(())
 }

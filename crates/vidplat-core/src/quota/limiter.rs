@@ -10,14 +10,15 @@
 //! every request), and holds its concurrency slot only while it is in flight.
 //!
 //! Where the counts live is the [`QuotaStore`]: in this process's memory (the
-//! default), or, with the `redis` feature, in Redis, shared by every process
-//! and machine of the account (`quota::redis`).
+//! default), or in a [`SharedQuota`] store the account's processes share
+//! (Redis for several machines, with the `redis` feature).
 
 use crate::quota::limits::{
     Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting,
 };
 #[cfg(feature = "redis")]
-use crate::quota::redis::{RedisLease, RedisQuota, RedisUnavailable};
+use crate::quota::redis::RedisQuota;
+use crate::quota::shared::{Lease, SharedQuota, Turn, WhenUnavailable};
 use crate::table::OperationMeta;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -32,15 +33,24 @@ pub enum QuotaStore {
     /// In this process's memory: the default. Other processes of the account are not seen.
     #[default]
     Memory,
-    /// In Redis, shared by every process and machine that names the same account.
-    #[cfg(feature = "redis")]
-    Redis(RedisQuota),
+    /// In a store every process of the account shares (Redis, a file of this machine).
+    Shared(Arc<dyn SharedQuota>),
+}
+
+impl QuotaStore {
+    /// What it is, for people and measurements (`memory`, `redis`, `machine`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            QuotaStore::Memory => "memory",
+            QuotaStore::Shared(store) => store.kind(),
+        }
+    }
 }
 
 #[cfg(feature = "redis")]
 impl From<RedisQuota> for QuotaStore {
     fn from(store: RedisQuota) -> Self {
-        QuotaStore::Redis(store)
+        QuotaStore::Shared(Arc::new(store))
     }
 }
 
@@ -85,18 +95,16 @@ impl Drop for HoldTimer {
 enum Slot {
     None,
     Local(#[allow(dead_code)] OwnedSemaphorePermit),
-    #[cfg(feature = "redis")]
-    Redis(#[allow(dead_code)] RedisLease),
+    Shared(Box<dyn Lease>),
 }
 
 impl QuotaPermit {
-    /// Gives the concurrency slot back. With the Redis store this waits for
-    /// Redis to confirm, so the slot is free when it returns (even if the
+    /// Gives the concurrency slot back. With a shared store this waits for
+    /// the store to confirm, so the slot is free when it returns (even if the
     /// process ends next); dropping the permit releases it in the background.
     pub async fn release(self) {
         match self._slot {
-            #[cfg(feature = "redis")]
-            Slot::Redis(lease) => lease.release().await,
+            Slot::Shared(lease) => lease.release().await,
             other => drop(other),
         }
     }
@@ -115,7 +123,7 @@ pub struct QuotaLimiter {
 struct State {
     /// Start times of the calls in the current window, oldest first.
     recent: VecDeque<Instant>,
-    /// Attempts counted in this process (with the Redis store: only those that fell back to it).
+    /// Attempts counted in this process (with a shared store: only those that fell back to it).
     month_used: u64,
     /// The account's month count in the shared store, as of this client's latest turn.
     shared_month_used: Option<u64>,
@@ -166,7 +174,7 @@ impl QuotaLimiter {
 
     /// The wait of a call held back by the limiter right now, if any (the
     /// latest one, when several wait): a progress display can say "waiting
-    /// for the analytics quota until …". With the Redis store, the waits of
+    /// for the analytics quota until …". With a shared store, the waits of
     /// this limiter's own calls (those of other processes are theirs to show).
     pub fn current_wait(&self) -> Option<QuotaWait> {
         *self.waits.borrow()
@@ -216,12 +224,11 @@ impl QuotaLimiter {
         }
     }
 
-    /// [`usage`](Self::usage), with the Redis store's count read from Redis now
+    /// [`usage`](Self::usage), with a shared store's count read from it now
     /// (one round trip, within the store's command timeout; if Redis does not
     /// answer, the last count seen). In memory, the same as `usage`.
     pub async fn fetch_usage(&self) -> QuotaUsage {
-        #[cfg(feature = "redis")]
-        if let QuotaStore::Redis(store) = &self.store {
+        if let QuotaStore::Shared(store) = &self.store {
             match store.month_used().await {
                 Ok(used) => self.saw_shared_month(used),
                 Err(message) => tracing::warn!("analytics quota: {message}; showing the last count seen"),
@@ -233,7 +240,7 @@ impl QuotaLimiter {
     }
 
     /// What holds the quota now: calls in flight and calls in the current
-    /// window. With the Redis store, the account's, read from Redis now (one
+    /// window. With a shared store, the account's, read from it now (one
     /// round trip, within the store's command timeout; `None` if Redis does not
     /// answer); in memory, this client's. Reading changes nothing.
     pub async fn fetch_activity(&self) -> Option<QuotaActivity> {
@@ -244,8 +251,7 @@ impl QuotaLimiter {
             in_window: 0,
             calls_per_window: u64::from(self.config.calls_per_window.max(1)),
         };
-        #[cfg(feature = "redis")]
-        if let QuotaStore::Redis(store) = &self.store {
+        if let QuotaStore::Shared(store) = &self.store {
             return match store.activity(window).await {
                 Ok((in_flight, in_window)) => Some(QuotaActivity {
                     in_flight,
@@ -281,7 +287,6 @@ impl QuotaLimiter {
     }
 
     /// The shared store's month count, read with a turn.
-    #[cfg(feature = "redis")]
     pub(crate) fn saw_shared_month(&self, used: u64) {
         self.state().shared_month_used = Some(used);
     }
@@ -322,48 +327,45 @@ impl QuotaLimiter {
     /// The month's remaining count, as a measurement.
     #[cfg(feature = "metrics")]
     fn show_remaining(&self) {
-        let store = match &self.store {
-            QuotaStore::Memory => "memory",
-            #[cfg(feature = "redis")]
-            QuotaStore::Redis(_) => "redis",
-        };
-        crate::observe::quota_remaining(store, self.remaining());
+        crate::observe::quota_remaining(self.store.kind(), self.remaining());
     }
 
     async fn turn(&self, operation: &OperationMeta, deadline: Option<Instant>) -> Result<QuotaPermit, QuotaRefusal> {
-        #[cfg(feature = "redis")]
-        if let QuotaStore::Redis(store) = &self.store {
+        if let QuotaStore::Shared(store) = &self.store {
             let started = Instant::now();
-            let wait = self.config.mode == QuotaMode::Wait;
             let waiting = Waiting::new(&self.waits);
-            match store
-                .acquire(
-                    &self.config,
-                    operation.rate_limited,
-                    wait,
-                    deadline,
-                    &waiting,
-                    &|used| self.saw_shared_month(used),
-                )
-                .await
-            {
+            let turn = Turn {
+                config: &self.config,
+                rate_limited: operation.rate_limited,
+                wait: self.config.mode == QuotaMode::Wait,
+                deadline,
+                waiting: &waiting,
+                saw_month: &|used| self.saw_shared_month(used),
+            };
+            match store.acquire(turn).await {
                 Ok(decision) => {
                     return decision.map(|lease| QuotaPermit {
                         _held: HoldTimer::start(operation.rate_limited),
-                        _slot: Slot::Redis(lease),
+                        _slot: Slot::Shared(lease),
                         waited: started.elapsed(),
                     })
                 }
-                Err(message) => match store.unavailable_behaviour() {
-                    RedisUnavailable::Fail => {
-                        tracing::warn!("analytics quota: {message}; the call is refused (not sent)");
+                Err(unavailable) => match store.when_unavailable() {
+                    WhenUnavailable::Fail => {
+                        tracing::warn!(
+                            "analytics quota ({}): {unavailable}; the call is refused (not sent)",
+                            store.kind()
+                        );
                         return Err(QuotaRefusal {
                             quota: Quota::StoreUnavailable,
                             retry_after: None,
                         });
                     }
-                    RedisUnavailable::LocalFallback => {
-                        tracing::warn!("analytics quota: {message}; counting in this process only");
+                    WhenUnavailable::LocalFallback => {
+                        tracing::warn!(
+                            "analytics quota ({}): {unavailable}; counting in this process only",
+                            store.kind()
+                        );
                     }
                 },
             }

@@ -254,11 +254,17 @@ impl fmt::Display for QuotaWait {
 /// the one shown) when the wait ends, however it ends. Each stretch of the
 /// wait with one reason is a tracing event when it starts and a measurement
 /// when it ends.
-pub(crate) struct Waiting<'a> {
+pub struct Waiting<'a> {
     waits: &'a watch::Sender<Option<QuotaWait>>,
     id: u64,
     /// The reason of the stretch under way, and when it began.
     stretch: Mutex<Option<(WaitReason, Instant)>>,
+}
+
+impl std::fmt::Debug for Waiting<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Waiting").field("id", &self.id).finish_non_exhaustive()
+    }
 }
 
 impl<'a> Waiting<'a> {
@@ -290,7 +296,8 @@ impl<'a> Waiting<'a> {
         }
     }
 
-    pub(crate) fn show(&self, quota: Quota, cause: WaitCause, until: Option<Instant>) {
+    /// Shows that the call waits for `quota`, for `cause`, until `until` (when known).
+    pub fn show(&self, quota: Quota, cause: WaitCause, until: Option<Instant>) {
         self.stretch(Some(match (cause, quota) {
             (WaitCause::ServerRefused, _) => WaitReason::Server429,
             (WaitCause::Queued { .. }, _) | (WaitCause::Limit, Quota::Concurrency) => WaitReason::Concurrency,

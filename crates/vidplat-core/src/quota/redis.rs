@@ -29,6 +29,7 @@
 
 use crate::quota::limits::{Quota, QuotaConfig, QuotaRefusal, WaitCause, Waiting};
 use crate::quota::redis_nodes::Nodes;
+use crate::quota::shared::{Lease, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WhenUnavailable};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -37,16 +38,9 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-/// What a call does when Redis cannot be reached.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RedisUnavailable {
-    /// Refuse the call (not sent) with [`Quota::StoreUnavailable`]. The default:
-    /// a local count would not see the other processes and could earn 429s.
-    Fail,
-    /// Log a warning and count with this process's own in-memory limiter, as
-    /// if it were the only process of the account.
-    LocalFallback,
-}
+/// What a call does when Redis cannot be reached (the name it had before
+/// every shared store had it).
+pub use crate::quota::shared::WhenUnavailable as RedisUnavailable;
 
 /// Why a Redis quota store could not be set up.
 #[derive(Debug)]
@@ -537,7 +531,7 @@ impl RedisQuota {
     }
 
     /// Waits for (or refuses) one turn. `Err(Err(message))`: Redis could not be used.
-    pub(crate) async fn acquire(
+    pub(crate) async fn take_turn(
         &self,
         config: &QuotaConfig,
         limited: bool,
@@ -829,6 +823,47 @@ impl Drop for RedisLease {
                 });
             }
         }
+    }
+}
+
+impl Lease for RedisLease {
+    fn release(self: Box<Self>) -> StoreFuture<'static, ()> {
+        Box::pin(RedisLease::release(*self))
+    }
+}
+
+impl SharedQuota for RedisQuota {
+    fn kind(&self) -> &'static str {
+        "redis"
+    }
+
+    fn acquire<'a>(&'a self, turn: Turn<'a>) -> StoreFuture<'a, TurnTaken> {
+        Box::pin(async move {
+            let decision = self
+                .take_turn(
+                    turn.config,
+                    turn.rate_limited,
+                    turn.wait,
+                    turn.deadline,
+                    turn.waiting,
+                    turn.saw_month,
+                )
+                .await
+                .map_err(StoreUnavailable::new)?;
+            Ok(decision.map(|lease| Box::new(lease) as Box<dyn Lease>))
+        })
+    }
+
+    fn month_used(&self) -> StoreFuture<'_, Result<u64, StoreUnavailable>> {
+        Box::pin(async move { RedisQuota::month_used(self).await.map_err(StoreUnavailable::new) })
+    }
+
+    fn activity(&self, window: Duration) -> StoreFuture<'_, Result<(u64, u64), StoreUnavailable>> {
+        Box::pin(async move { RedisQuota::activity(self, window).await.map_err(StoreUnavailable::new) })
+    }
+
+    fn when_unavailable(&self) -> WhenUnavailable {
+        self.unavailable_behaviour()
     }
 }
 
@@ -1149,7 +1184,7 @@ mod tests {
         let waits = tokio::sync::watch::channel(None).0;
         let waiting = Waiting::new(&waits);
         store
-            .acquire(&QuotaConfig::default(), true, true, deadline, &waiting, &|_| {})
+            .take_turn(&QuotaConfig::default(), true, true, deadline, &waiting, &|_| {})
             .await
     }
 
@@ -1215,7 +1250,7 @@ mod tests {
         let waiting = Waiting::new(&waits);
         let config = QuotaConfig::default();
         // Unlimited and not queued: one script a turn, no ticket to leave afterwards.
-        store.acquire(&config, false, false, None, &waiting, &|_| {}).await
+        store.take_turn(&config, false, false, None, &waiting, &|_| {}).await
     }
 
     #[tokio::test]

@@ -1,0 +1,494 @@
+//! The analytics quota shared by every process of one machine (feature
+//! `machine-quota`): the account's calls of the current window and month in
+//! a file of the user's state directory, changed under a file lock; the
+//! one-at-a-time slot a lock on a slot file, which the kernel drops when its
+//! holder ends, however it ends (a killed holder's slot frees itself).
+//!
+//! One store per account and service: the file's name comes from the
+//! analytics base URL and the account (its login ID, or a fingerprint of the
+//! key), so two simulators on two ports, or two accounts, never share a count.
+//! `vidplat` (the command line) uses it unless a profile names a Redis store;
+//! for a program it is one builder setting, off by default:
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let store = vidplat::MachineQuota::in_state_dir("https://analytics.example.com", "me@account")?;
+//! let client = vidplat::Client::builder().quota_store(store).build()?;
+//! # let _ = client;
+//! # Ok(())
+//! # }
+//! ```
+
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::time::Instant;
+use vidplat_core::{
+    Lease, Quota, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WaitCause, WhenUnavailable,
+};
+use vidplat_core::{QuotaConfig, QuotaRefusal};
+
+/// The variable naming the state directory (overrides the platform's).
+pub const STATE_DIR_VARIABLE: &str = "VIDPLAT_STATE_DIR";
+
+/// How often a turn that waits for another process's slot or lock looks again.
+const POLL: Duration = Duration::from_millis(20);
+/// The longest a read-change-write of the counts may wait for the file's lock.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+/// The most of the counts file read: a window holds a few calls.
+const MAX_STATE_BYTES: u64 = 64 * 1024;
+
+/// The account's analytics quota, shared by the processes of this machine.
+#[derive(Clone, Debug)]
+pub struct MachineQuota {
+    files: Arc<Files>,
+}
+
+#[derive(Debug)]
+struct Files {
+    dir: PathBuf,
+    /// `<name>.json`: the counts.
+    counts: PathBuf,
+    /// `<name>.lock`: held while the counts are read and written.
+    lock: PathBuf,
+    /// `<name>.slot`, `<name>.slot1`, …: one per call allowed at a time.
+    slot: PathBuf,
+}
+
+/// The counts file.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Counts {
+    /// The month the count is of (`2026-11`, Japan time).
+    #[serde(default)]
+    month: String,
+    /// Calls counted this month.
+    #[serde(default)]
+    used: u64,
+    /// Start times of the calls in the window, in milliseconds since the Unix epoch.
+    #[serde(default)]
+    window: Vec<u64>,
+}
+
+impl MachineQuota {
+    /// The store of `account` at the analytics service `base_url`, in `dir`
+    /// (created, readable by its owner only, when a call first needs it).
+    pub fn new(dir: impl Into<PathBuf>, base_url: &str, account: &str) -> Self {
+        let dir = dir.into();
+        let digest = ring::digest::digest(
+            &ring::digest::SHA256,
+            format!("{}\n{account}", base_url.trim_end_matches('/')).as_bytes(),
+        );
+        let name = format!("analytics-{}", hex::encode(&digest.as_ref()[..12]));
+        Self {
+            files: Arc::new(Files {
+                counts: dir.join(format!("{name}.json")),
+                lock: dir.join(format!("{name}.lock")),
+                slot: dir.join(format!("{name}.slot")),
+                dir,
+            }),
+        }
+    }
+
+    /// The store in `$VIDPLAT_STATE_DIR`, else the platform's state directory
+    /// (`~/.local/state/vidplat` on Linux; the local data directory where the
+    /// platform has no state directory).
+    pub fn in_state_dir(base_url: &str, account: &str) -> std::io::Result<Self> {
+        Ok(Self::new(state_dir()?, base_url, account))
+    }
+
+    /// The directory its files are in.
+    pub fn dir(&self) -> &Path {
+        &self.files.dir
+    }
+
+    /// The name of an account that is known only by its key: a fingerprint
+    /// of the key (never the key).
+    pub fn key_fingerprint(api_key: &str) -> String {
+        let digest = ring::digest::digest(&ring::digest::SHA256, api_key.as_bytes());
+        format!("key-{}", hex::encode(&digest.as_ref()[..8]))
+    }
+}
+
+/// `$VIDPLAT_STATE_DIR`, else the platform's state (or local data) directory's `vidplat`.
+pub fn state_dir() -> std::io::Result<PathBuf> {
+    if let Some(dir) = std::env::var_os(STATE_DIR_VARIABLE).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    dirs::state_dir()
+        .or_else(dirs::data_local_dir)
+        .map(|dir| dir.join("vidplat"))
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("no state directory: set {STATE_DIR_VARIABLE} (this platform names none)"),
+            )
+        })
+}
+
+impl From<MachineQuota> for vidplat_core::QuotaStore {
+    fn from(store: MachineQuota) -> Self {
+        vidplat_core::QuotaStore::Shared(Arc::new(store))
+    }
+}
+
+/// The slot of one call in flight: the lock on its slot file, dropped with it.
+#[derive(Debug)]
+struct SlotLease(#[allow(dead_code)] File);
+
+impl Lease for SlotLease {
+    fn release(self: Box<Self>) -> StoreFuture<'static, ()> {
+        drop(self);
+        Box::pin(std::future::ready(()))
+    }
+}
+
+/// No slot (a call that counts only against the month).
+#[derive(Debug)]
+struct NoSlot;
+
+impl Lease for NoSlot {
+    fn release(self: Box<Self>) -> StoreFuture<'static, ()> {
+        Box::pin(std::future::ready(()))
+    }
+}
+
+fn unavailable(what: &str, path: &Path, error: impl std::fmt::Display) -> StoreUnavailable {
+    StoreUnavailable::new(format!("{what} {}: {error}", path.display()))
+}
+
+impl Files {
+    fn ensure_dir(&self) -> Result<(), StoreUnavailable> {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+            .create(&self.dir)
+            .map_err(|e| unavailable("creating", &self.dir, e))
+    }
+
+    fn open(path: &Path) -> Result<File, StoreUnavailable> {
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(path).map_err(|e| unavailable("opening", path, e))
+    }
+
+    fn slot_path(&self, index: u32) -> PathBuf {
+        if index == 0 {
+            self.slot.clone()
+        } else {
+            let mut name = self.slot.clone().into_os_string();
+            name.push(index.to_string());
+            PathBuf::from(name)
+        }
+    }
+
+    /// A free slot now, if there is one.
+    fn try_slot(&self, slots: u32) -> Result<Option<File>, StoreUnavailable> {
+        for index in 0..slots.max(1) {
+            let path = self.slot_path(index);
+            let file = Self::open(&path)?;
+            match file.try_lock() {
+                Ok(()) => return Ok(Some(file)),
+                Err(TryLockError::WouldBlock) => {}
+                Err(TryLockError::Error(e)) => return Err(unavailable("locking", &path, e)),
+            }
+        }
+        Ok(None)
+    }
+
+    /// Slots held now, by any process (this one's included).
+    fn slots_held(&self, slots: u32) -> Result<u64, StoreUnavailable> {
+        let mut held = 0;
+        for index in 0..slots.max(1) {
+            let path = self.slot_path(index);
+            if !path.exists() {
+                continue;
+            }
+            let file = Self::open(&path)?;
+            match file.try_lock() {
+                Ok(()) => drop(file),
+                Err(TryLockError::WouldBlock) => held += 1,
+                Err(TryLockError::Error(e)) => return Err(unavailable("locking", &path, e)),
+            }
+        }
+        Ok(held)
+    }
+
+    /// Runs `change` on the counts under the file's lock, writing them back
+    /// when it says so; the lock is waited for at most [`LOCK_WAIT`].
+    async fn with_counts<T>(&self, change: impl FnOnce(&mut Counts) -> (T, bool)) -> Result<T, StoreUnavailable> {
+        self.ensure_dir()?;
+        let lock = Self::open(&self.lock)?;
+        let given_up = Instant::now() + LOCK_WAIT;
+        loop {
+            match lock.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) if Instant::now() < given_up => tokio::time::sleep(POLL).await,
+                Err(TryLockError::WouldBlock) => {
+                    return Err(unavailable("locking", &self.lock, "held by another process for 10 s"))
+                }
+                Err(TryLockError::Error(e)) => return Err(unavailable("locking", &self.lock, e)),
+            }
+        }
+        let mut counts = self.read_counts();
+        let (answer, write) = change(&mut counts);
+        if write {
+            self.write_counts(&counts)?;
+        }
+        drop(lock);
+        Ok(answer)
+    }
+
+    /// The counts as the file holds them; a missing, oversized or unreadable
+    /// file (another version's, a hand-edited one) counts as none.
+    fn read_counts(&self) -> Counts {
+        let mut text = String::new();
+        let read = File::open(&self.counts).and_then(|file| file.take(MAX_STATE_BYTES).read_to_string(&mut text));
+        if read.is_err() {
+            return Counts::default();
+        }
+        serde_json::from_str(&text).unwrap_or_else(|e| {
+            tracing::warn!(
+                "analytics quota: {} is not a counts file ({e}); counting afresh",
+                self.counts.display()
+            );
+            Counts::default()
+        })
+    }
+
+    fn write_counts(&self, counts: &Counts) -> Result<(), StoreUnavailable> {
+        let text = serde_json::to_vec(counts).map_err(|e| unavailable("writing", &self.counts, e))?;
+        let temporary = self.counts.with_extension(format!("json.{}.tmp", std::process::id()));
+        let mut options = OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let written = options.open(&temporary).and_then(|mut file| {
+            use std::io::Write as _;
+            file.write_all(&text)
+        });
+        written
+            .and_then(|()| std::fs::rename(&temporary, &self.counts))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&temporary);
+                unavailable("writing", &self.counts, e)
+            })
+    }
+}
+
+/// Now, in milliseconds since the Unix epoch.
+fn now_millis() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The month of `millis` in Japan time (the analytics month), e.g. `2026-11`.
+fn month_of(millis: u64) -> String {
+    let at = chrono::DateTime::from_timestamp_millis(i64::try_from(millis).unwrap_or(i64::MAX)).unwrap_or_default();
+    at.with_timezone(&vidplat_core::japan_offset())
+        .format("%Y-%m")
+        .to_string()
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// What one look at the counts decided.
+enum Decision {
+    Counted(u64),
+    MonthSpent,
+    /// The window is full for this long.
+    Full(Duration),
+}
+
+impl Counts {
+    /// Forgets the calls out of the window (and any the clock puts in the
+    /// future past one window: another clock's, or a hand-made file), and the
+    /// count of another month.
+    fn tidy(&mut self, now: u64, window: u64) {
+        let month = month_of(now);
+        if self.month != month {
+            self.month = month;
+            self.used = 0;
+        }
+        self.window
+            .retain(|&at| now.saturating_sub(at) < window && at <= now.saturating_add(window));
+        self.window.sort_unstable();
+    }
+
+    fn take(&mut self, config: &QuotaConfig, limited: bool) -> Decision {
+        let now = now_millis();
+        let window = millis(config.window.saturating_add(config.safety_margin));
+        self.tidy(now, window);
+        if self.used >= config.per_month {
+            return Decision::MonthSpent;
+        }
+        let capacity = usize::try_from(config.calls_per_window.max(1)).unwrap_or(usize::MAX);
+        if limited && self.window.len() >= capacity {
+            let oldest = self.window[self.window.len() - capacity];
+            let left = window.saturating_sub(now.saturating_sub(oldest)).max(1);
+            return Decision::Full(Duration::from_millis(left));
+        }
+        self.used += 1;
+        if limited {
+            self.window.push(now);
+        }
+        Decision::Counted(self.used)
+    }
+}
+
+impl SharedQuota for MachineQuota {
+    fn kind(&self) -> &'static str {
+        "machine"
+    }
+
+    fn acquire<'a>(&'a self, turn: Turn<'a>) -> StoreFuture<'a, TurnTaken> {
+        Box::pin(async move {
+            let files = &self.files;
+            files.ensure_dir()?;
+            let refusal = |quota, retry_after| Ok(Err(QuotaRefusal { quota, retry_after }));
+            let past = |wait: Duration| {
+                turn.deadline
+                    .is_some_and(|at| Instant::now().checked_add(wait).is_none_or(|end| end > at))
+            };
+            // The slot first (held through a wait for the window, as the in-memory limiter does).
+            let slot = if turn.rate_limited {
+                loop {
+                    if let Some(file) = files.try_slot(turn.config.concurrency)? {
+                        break Some(file);
+                    }
+                    if !turn.wait || past(POLL) {
+                        return refusal(Quota::Concurrency, None);
+                    }
+                    turn.waiting
+                        .show(Quota::Concurrency, WaitCause::Queued { ahead: None }, None);
+                    tokio::time::sleep(POLL).await;
+                }
+            } else {
+                None
+            };
+            loop {
+                let decision = files
+                    .with_counts(|counts| {
+                        let decision = counts.take(turn.config, turn.rate_limited);
+                        let counted = matches!(decision, Decision::Counted(_));
+                        (decision, counted)
+                    })
+                    .await?;
+                match decision {
+                    Decision::Counted(used) => {
+                        (turn.saw_month)(used);
+                        return Ok(Ok(match slot {
+                            Some(file) => Box::new(SlotLease(file)) as Box<dyn Lease>,
+                            None => Box::new(NoSlot),
+                        }));
+                    }
+                    Decision::MonthSpent => return refusal(Quota::Month, None),
+                    Decision::Full(wait) => {
+                        if !turn.wait || past(wait) {
+                            return refusal(Quota::PerMinute, Some(wait));
+                        }
+                        turn.waiting
+                            .show(Quota::PerMinute, WaitCause::Limit, Instant::now().checked_add(wait));
+                        tokio::time::sleep(wait).await;
+                    }
+                }
+            }
+        })
+    }
+
+    fn month_used(&self) -> StoreFuture<'_, Result<u64, StoreUnavailable>> {
+        Box::pin(async move {
+            let now = now_millis();
+            self.files
+                .with_counts(|counts| {
+                    let month = month_of(now);
+                    (if counts.month == month { counts.used } else { 0 }, false)
+                })
+                .await
+        })
+    }
+
+    fn activity(&self, window: Duration) -> StoreFuture<'_, Result<(u64, u64), StoreUnavailable>> {
+        Box::pin(async move {
+            let now = now_millis();
+            let window = millis(window);
+            let in_window = self
+                .files
+                .with_counts(|counts| {
+                    let calls = counts
+                        .window
+                        .iter()
+                        .filter(|&&at| now.saturating_sub(at) < window && at <= now.saturating_add(window))
+                        .count();
+                    (calls as u64, false)
+                })
+                .await?;
+            // One slot unless told otherwise: `analytics quota` asks with the default limits.
+            let in_flight = self
+                .files
+                .slots_held(vidplat_core::QuotaConfig::default().concurrency)?;
+            Ok((in_flight, in_window))
+        })
+    }
+
+    fn when_unavailable(&self) -> WhenUnavailable {
+        // A machine store that cannot be written (a full disk, a read-only
+        // home) should not stop every analytics call: count in this process.
+        WhenUnavailable::LocalFallback
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_window_forgets_old_and_far_future_calls_and_a_new_month_starts_at_zero() {
+        let config = QuotaConfig {
+            window: Duration::from_secs(60),
+            safety_margin: Duration::ZERO,
+            ..QuotaConfig::default()
+        };
+        let now = now_millis();
+        let mut counts = Counts {
+            month: "1999-01".to_owned(),
+            used: 49_999,
+            window: vec![now - 61_000, now - 1_000, now + 10_000_000],
+        };
+        assert!(matches!(counts.take(&config, true), Decision::Counted(1)));
+        assert_eq!(counts.window.len(), 2, "the old and the far-future call are gone");
+        assert!(matches!(counts.take(&config, true), Decision::Counted(2)));
+        match counts.take(&config, true) {
+            Decision::Full(wait) => assert!(
+                wait <= Duration::from_secs(60) && wait > Duration::from_secs(58),
+                "{wait:?}"
+            ),
+            _ => panic!("the window holds 3 calls"),
+        }
+        // A call that counts only against the month is not held back by the window.
+        assert!(matches!(counts.take(&config, false), Decision::Counted(3)));
+        counts.used = config.per_month;
+        assert!(matches!(counts.take(&config, false), Decision::MonthSpent));
+    }
+
+    #[test]
+    fn an_account_at_another_url_or_another_account_has_its_own_files() {
+        let a = MachineQuota::new("/tmp/x", "http://127.0.0.1:1000/analytics", "me");
+        let b = MachineQuota::new("/tmp/x", "http://127.0.0.1:2000/analytics", "me");
+        let c = MachineQuota::new("/tmp/x", "http://127.0.0.1:1000/analytics/", "me");
+        let d = MachineQuota::new("/tmp/x", "http://127.0.0.1:1000/analytics", "you");
+        assert_ne!(a.files.counts, b.files.counts);
+        assert_eq!(a.files.counts, c.files.counts, "a trailing / is the same base");
+        assert_ne!(a.files.counts, d.files.counts);
+        assert!(!MachineQuota::key_fingerprint("secret").contains("secret"));
+    }
+}
