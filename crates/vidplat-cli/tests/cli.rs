@@ -451,14 +451,7 @@ async fn a_profile_round_trip_keeps_the_key_in_a_file_only_its_owner_reads() {
     assert_eq!(add.code, 0, "{add:?}");
     let credentials: PathBuf = cli.config_dir.path().join("credentials.toml");
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        let mode = std::fs::metadata(&credentials)
-            .expect("credentials written")
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o600);
-    }
+    assert_eq!(permissions_of(&credentials), 0o600);
     let config = std::fs::read_to_string(cli.config_dir.path().join("config.toml")).expect("config written");
     assert!(!config.contains(&cli.sim.api_key), "the key stays out of config.toml");
 
@@ -951,6 +944,13 @@ async fn wait_task_import_ends_ready_with_exit_0_and_failed_with_exit_4() {
     );
 }
 
+/// A file's permission bits.
+#[cfg(unix)]
+fn permissions_of(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).expect("the file exists").permissions().mode() & 0o777
+}
+
 /// A key file only its owner reads, in the test's configuration directory.
 fn key_file(cli: &Cli, name: &str, key: &str) -> String {
     let path = cli.config_dir.path().join(name);
@@ -1316,11 +1316,7 @@ async fn secrets_stay_in_the_owners_file_and_an_unprotected_one_is_refused() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
-        let mode = std::fs::metadata(&credentials_path)
-            .expect("credentials")
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(permissions_of(&credentials_path), 0o600);
         // Others can read it: refused, named, and how to fix it said (also for the default profile).
         std::fs::set_permissions(&credentials_path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
         for args in [

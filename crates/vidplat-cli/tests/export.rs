@@ -113,6 +113,23 @@ fn rows(files: &BTreeMap<String, Vec<u8>>) -> usize {
         .sum()
 }
 
+/// Waits (at most 30 s) until the running export `child` has recorded `days`
+/// days in its `state` file.
+async fn until_days_recorded(child: &mut tokio::process::Child, state: &Path, days: usize) {
+    let started = Instant::now();
+    while std::fs::read_to_string(state).map_or(0, |s| s.matches("date=").count()) < days {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the export made no progress"
+        );
+        assert!(
+            child.try_wait().expect("the child").is_none(),
+            "the export ended before {days} days were recorded"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test]
 async fn killed_mid_export_then_run_again_the_files_are_those_of_one_run() {
     let sim = simulator(SimConfig {
@@ -127,23 +144,8 @@ async fn killed_mid_export_then_run_again_the_files_are_those_of_one_run() {
 
     let mut child = command(&sim, &args).spawn().expect("the export starts");
     let state = interrupted.path().join(".vidplat-export-state.json");
-    let started = Instant::now();
     // SIGKILL once two days are recorded: mid-run, a partition possibly half written.
-    loop {
-        let done = std::fs::read_to_string(&state).map_or(0, |s| s.matches("date=").count());
-        if done >= 2 {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the export made no progress"
-        );
-        assert!(
-            child.try_wait().expect("the child").is_none(),
-            "the export ended before it was killed"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_days_recorded(&mut child, &state, 2).await;
     child.kill().await.expect("SIGKILL");
     let partial = files(interrupted.path()).len();
     assert!(partial < 8 * 2, "killed before the end");
@@ -245,18 +247,7 @@ async fn ctrl_c_mid_export_exits_130_saying_where_the_state_is_and_how_to_resume
     let args = export_args(&from, &to, &out);
     let mut child = command(&sim, &args).spawn().expect("the export starts");
     let state = dir.path().join(".vidplat-export-state.json");
-    let started = Instant::now();
-    while std::fs::read_to_string(&state).map_or(0, |s| s.matches("date=").count()) < 1 {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the export made no progress"
-        );
-        assert!(
-            child.try_wait().expect("the child").is_none(),
-            "the export ended before Ctrl-C"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_days_recorded(&mut child, &state, 1).await;
     let pid = child.id().expect("still running").to_string();
     let signalled = std::process::Command::new("kill")
         .args(["-INT", &pid])
