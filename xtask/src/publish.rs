@@ -8,8 +8,9 @@ use std::process::Command;
 
 /// The crates meant for crates.io, in dependency order (`xtask` and `vidplat-tests` are not):
 /// the libraries, the simulator, the exporter, the test kit and the command line.
-pub const LIBRARY_CRATES: [&str; 9] = [
+pub const LIBRARY_CRATES: [&str; 10] = [
     "vidplat-core",
+    "vidplat-redis",
     "vidplat-encoder",
     "vidplat-vms",
     "vidplat-analytics",
@@ -24,8 +25,9 @@ pub const LIBRARY_CRATES: [&str; 9] = [
 /// its own crates' features. The three generated crates declare the same
 /// dependencies with the same features, so checking them together unifies
 /// nothing a lone check of one of them would not.
-const CHECK_GROUPS: [&[&str]; 7] = [
+const CHECK_GROUPS: [&[&str]; 8] = [
     &["vidplat-core"],
+    &["vidplat-redis"],
     &["vidplat-encoder", "vidplat-vms", "vidplat-analytics"],
     &["vidplat"],
     &["vidplat-sim"],

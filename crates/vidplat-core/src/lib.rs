@@ -49,11 +49,7 @@ pub use quota::limiter::{QuotaLimiter, QuotaPermit, QuotaStore};
 pub use quota::limits::{
     Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting,
 };
-#[cfg(feature = "redis")]
-pub use quota::redis::{RedisQuota, RedisQuotaError, RedisUnavailable};
 pub use quota::shared::{Lease, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WhenUnavailable};
-#[cfg(feature = "redis")]
-pub use quota::work::{AgreedPlan, SharedWork, SharedWorkError, WorkClaim, WorkToken};
 pub use redact::{escape_controls, without_credentials, Redactor, REDACTED};
 pub use response::Response;
 pub use retry::{is_retryable_status, may_send_again, parse_retry_after, Delivery, RetryPolicy};
@@ -77,9 +73,11 @@ pub use validate::{body_violation, first_violation, query_violation, Check, Rule
 pub mod __private {
     pub use crate::members::{missing, read_once, read_unknown, skip, Member, MemberName};
     pub use crate::paged::{first_number, first_ranks, paging_field};
+    pub use crate::redact::{bounded, Bounded};
     pub use crate::request::Request;
     pub use crate::setter::{array_of, first_refusal, FromText};
     pub use crate::text_pattern::{Step, TextPattern};
+    pub use crate::tls::tls_config;
     #[cfg(feature = "schemars")]
     pub use schemars;
     pub use serde;

@@ -100,11 +100,13 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
 
 /// Shows `text` escaped ([`escape_controls`]) and cut to `max` characters,
 /// saying how long it was; nothing is copied to show it.
-pub(crate) fn bounded(text: &str, max: usize) -> Bounded<'_> {
+pub fn bounded(text: &str, max: usize) -> Bounded<'_> {
     Bounded { text, max }
 }
 
-pub(crate) struct Bounded<'a> {
+/// A text shown escaped and cut (see [`bounded`]).
+#[derive(Debug)]
+pub struct Bounded<'a> {
     text: &'a str,
     max: usize,
 }

@@ -21,7 +21,7 @@ pub fn install_default_tls_provider() {
 /// ring is chosen for its build: aws-lc-sys compiles a large C library (43 s
 /// of a 70 s clean build here), ring a few C and assembly files. Both are
 /// maintained providers of rustls; the documents require only TLS.
-pub(crate) fn tls_config() -> Result<rustls::ClientConfig, crate::config::ConfigError> {
+pub fn tls_config() -> Result<rustls::ClientConfig, crate::config::ConfigError> {
     use rustls_platform_verifier::BuilderVerifierExt as _;
     let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
     Ok(rustls::ClientConfig::builder_with_provider(provider)

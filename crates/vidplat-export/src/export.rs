@@ -45,7 +45,7 @@ pub struct Export<R: Report> {
     reserve_month: u64,
     state: Option<PathBuf>,
     #[cfg(feature = "redis")]
-    shared: Option<vidplat_core::RedisQuota>,
+    shared: Option<vidplat_redis::RedisQuota>,
     max_pages_per_chunk: u64,
     page_rows: Option<u64>,
     fetched_at: Option<DateTime<FixedOffset>>,
@@ -227,15 +227,15 @@ pub const SHARED_CHUNK_LEASE: Duration = Duration::from_secs(120);
 /// A shared export's plan and store, as one worker follows it.
 #[cfg(feature = "redis")]
 struct Shared {
-    work: vidplat_core::SharedWork,
-    plan: vidplat_core::AgreedPlan,
+    work: vidplat_redis::SharedWork,
+    plan: vidplat_redis::AgreedPlan,
     chunks: Vec<Chunk>,
 }
 
 /// A chunk claimed by this worker; its lease is renewed until it is dropped.
 #[cfg(feature = "redis")]
 struct Claim {
-    token: vidplat_core::WorkToken,
+    token: vidplat_redis::WorkToken,
     renewal: tokio::task::JoinHandle<()>,
 }
 
@@ -255,7 +255,7 @@ impl Shared {
             .claim(&self.plan, item, SHARED_CHUNK_LEASE)
             .await
             .map_err(|e| StateError::Shared(e.to_string()))?;
-        let vidplat_core::WorkClaim::Claimed(token) = claimed else {
+        let vidplat_redis::WorkClaim::Claimed(token) = claimed else {
             return Ok(None);
         };
         let (work, renewed) = (self.work.clone(), token.clone());
@@ -369,7 +369,7 @@ impl<R: Report> Export<R> {
     /// (one directory on shared storage, or sinks that meet). Replaces
     /// [`state_file`](Export::state_file).
     #[cfg(feature = "redis")]
-    pub fn shared_state(mut self, store: vidplat_core::RedisQuota) -> Self {
+    pub fn shared_state(mut self, store: vidplat_redis::RedisQuota) -> Self {
         self.shared = Some(store);
         self
     }
@@ -425,16 +425,16 @@ impl<R: Report> Export<R> {
 
     /// The job in the shared store: one per report and period.
     #[cfg(feature = "redis")]
-    fn shared_work(&self) -> Option<vidplat_core::SharedWork> {
+    fn shared_work(&self) -> Option<vidplat_redis::SharedWork> {
         let job = format!("export:{}:{}:{}", R::INFO.name, self.period.first(), self.period.last());
         self.shared
             .as_ref()
-            .map(|store| vidplat_core::SharedWork::new(store.clone(), &job))
+            .map(|store| vidplat_redis::SharedWork::new(store.clone(), &job))
     }
 
     /// The plan every worker follows: this one's, or the one a worker stored first.
     #[cfg(feature = "redis")]
-    async fn agree_on(&self, work: &vidplat_core::SharedWork, mine: Vec<Chunk>) -> Result<Shared, ExportError> {
+    async fn agree_on(&self, work: &vidplat_redis::SharedWork, mine: Vec<Chunk>) -> Result<Shared, ExportError> {
         let text: String = mine
             .iter()
             .map(|c| format!("{} {}\n", c.period.first(), c.period.last()))

@@ -103,7 +103,7 @@ impl Nodes {
         if !self.cluster {
             return Err(format!(
                 "Redis answered MOVED ({}): it is a Redis Cluster node; make the store with RedisQuota::cluster",
-                crate::redact::bounded(named, 100)
+                vidplat_core::__private::bounded(named, 100)
             ));
         }
         let (host, port) = named
@@ -113,7 +113,7 @@ impl Nodes {
             .ok_or_else(|| {
                 format!(
                     "Redis redirected to `{}`, which is not host:port",
-                    crate::redact::bounded(named, 100)
+                    vidplat_core::__private::bounded(named, 100)
                 )
             })?;
         // An IPv6 address may come bracketed or bare.

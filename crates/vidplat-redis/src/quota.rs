@@ -25,11 +25,9 @@
 //! [`RedisQuota::cluster`] follows the cluster's `MOVED` redirections to the
 //! node that owns that slot, and tries the other nodes it knows when that one
 //! stops answering, so it finds the replica a fail-over promotes
-//! (`quota::redis_nodes`).
+//! (`nodes`).
 
-use crate::quota::limits::{Quota, QuotaConfig, QuotaRefusal, WaitCause, Waiting};
-use crate::quota::redis_nodes::Nodes;
-use crate::quota::shared::{Lease, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WhenUnavailable};
+use crate::nodes::Nodes;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -37,10 +35,12 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
+use vidplat_core::{Lease, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WhenUnavailable};
+use vidplat_core::{Quota, QuotaConfig, QuotaRefusal, WaitCause, Waiting};
 
 /// What a call does when Redis cannot be reached (the name it had before
 /// every shared store had it).
-pub use crate::quota::shared::WhenUnavailable as RedisUnavailable;
+pub use vidplat_core::WhenUnavailable as RedisUnavailable;
 
 /// Why a Redis quota store could not be set up.
 #[derive(Debug)]
@@ -60,7 +60,7 @@ impl std::error::Error for RedisQuotaError {}
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let store = vidplat_core::RedisQuota::new("redis://127.0.0.1:6379/", "my-account")?;
+/// let store = vidplat_redis::RedisQuota::new("redis://127.0.0.1:6379/", "my-account")?;
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
@@ -161,7 +161,7 @@ fn parse_url(url: &str) -> Result<redis::ConnectionInfo, RedisQuotaError> {
 /// The URL with any password replaced by `***` (the URL is shown in Debug output and logs).
 fn redact_url(url: &str) -> String {
     // Every form: `user:password@`, and the `pass=`/`password=` of the unix-socket URLs.
-    crate::redact::without_credentials(url).into_owned()
+    vidplat_core::without_credentials(url).into_owned()
 }
 
 impl RedisQuota {
@@ -170,7 +170,7 @@ impl RedisQuota {
     /// e.g. the login ID). Connects on first use.
     pub fn new(url: &str, account: &str) -> Result<Self, RedisQuotaError> {
         // `rediss://` connects with rustls, through the process's default provider.
-        crate::tls::install_default_tls_provider();
+        vidplat_core::install_default_tls_provider();
         check_account(account)?;
         let info = parse_url(url)?;
         Ok(Self::build(
@@ -199,7 +199,7 @@ impl RedisQuota {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        crate::tls::install_default_tls_provider();
+        vidplat_core::install_default_tls_provider();
         check_account(account)?;
         // Each node's address and login, and its URL as it may be shown.
         let nodes = node_urls
@@ -373,12 +373,12 @@ impl RedisQuota {
         addr: &redis::ConnectionAddr,
         timeout: Duration,
     ) -> Result<redis::aio::MultiplexedConnection, String> {
-        let socket = crate::quota::redis_wire::open(addr).await?;
+        let socket = crate::wire::open(addr).await?;
         let config = redis::AsyncConnectionConfig::new().set_response_timeout(Some(timeout));
         let (connection, driver) =
             redis::aio::MultiplexedConnection::new_with_config(&self.inner.login, socket, config)
                 .await
-                .map_err(|e| crate::redact::bounded(&e.to_string(), 200).to_string())?;
+                .map_err(|e| vidplat_core::__private::bounded(&e.to_string(), 200).to_string())?;
         tokio::spawn(driver);
         Ok(connection)
     }
@@ -414,7 +414,7 @@ impl RedisQuota {
                     return;
                 };
                 let subscribed = tokio::time::timeout(timeout, async {
-                    let socket = crate::quota::redis_wire::open(&addr).await.ok()?;
+                    let socket = crate::wire::open(&addr).await.ok()?;
                     let mut pubsub = redis::aio::PubSub::new(&login, socket).await.ok()?;
                     pubsub.subscribe(&channel).await.ok()?;
                     Some(pubsub)
@@ -489,13 +489,13 @@ impl RedisQuota {
                     // Escaped and cut: a hostile peer's text can neither forge log lines nor fill them.
                     return Err(format!(
                         "Redis at {url} failed: {}",
-                        crate::redact::bounded(&e.to_string(), 200)
+                        vidplat_core::__private::bounded(&e.to_string(), 200)
                     ));
                 }
                 if asked >= MAX_CLUSTER_ASKS {
                     return Err(format!(
                         "Redis at {url} failed: {asked} tries, the last {}",
-                        crate::redact::bounded(&e.to_string(), 200)
+                        vidplat_core::__private::bounded(&e.to_string(), 200)
                     ));
                 }
                 if asked.is_multiple_of(3) || not_run {
@@ -823,6 +823,12 @@ impl Drop for RedisLease {
                 });
             }
         }
+    }
+}
+
+impl From<RedisQuota> for vidplat_core::QuotaStore {
+    fn from(store: RedisQuota) -> Self {
+        vidplat_core::QuotaStore::Shared(Arc::new(store))
     }
 }
 

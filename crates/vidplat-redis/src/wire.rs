@@ -273,7 +273,7 @@ pub(crate) async fn open(addr: &redis::ConnectionAddr) -> Result<Bounded<Box<dyn
     let socket: Box<dyn Socket> = match addr {
         redis::ConnectionAddr::Tcp(host, port) => Box::new(tcp(host, *port).await?),
         redis::ConnectionAddr::TcpTls { host, port, .. } => {
-            let config = crate::tls::tls_config().map_err(|e| e.to_string())?;
+            let config = vidplat_core::__private::tls_config().map_err(|e| e.to_string())?;
             let name = rustls::pki_types::ServerName::try_from(host.clone())
                 .map_err(|e| format!("`{host}` cannot name a TLS server: {e}"))?;
             let stream = tcp(host, *port).await?;

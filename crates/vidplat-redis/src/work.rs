@@ -6,7 +6,7 @@
 //! is recorded for later runs. The analytics exporter splits a report's
 //! chunks this way.
 
-use crate::quota::redis::{LuaScript, RedisQuota};
+use crate::quota::{LuaScript, RedisQuota};
 use std::fmt;
 use std::sync::LazyLock;
 use std::time::Duration;

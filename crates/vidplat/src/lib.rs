@@ -306,7 +306,7 @@ pub use vidplat_core::{
     QuotaStore, QuotaUsage, QuotaWait, RetryPolicy, Timestamp, Transport, WaitCause,
 };
 #[cfg(feature = "redis")]
-pub use vidplat_core::{RedisQuota, RedisQuotaError, RedisUnavailable};
+pub use vidplat_redis::{RedisQuota, RedisQuotaError, RedisUnavailable};
 
 #[cfg(feature = "analytics")]
 pub use vidplat_analytics as analytics;

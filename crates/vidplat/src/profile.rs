@@ -472,7 +472,7 @@ fn with_quota_store(
         name: name.to_owned(),
         reason: "a quota store needs the profile's login_id (the account whose quota it counts)".to_owned(),
     })?;
-    let store = vidplat_core::RedisQuota::new(url, account).map_err(|e| ProfileError::Unusable {
+    let store = vidplat_redis::RedisQuota::new(url, account).map_err(|e| ProfileError::Unusable {
         name: name.to_owned(),
         reason: format!("quota store: {e}"),
     })?;

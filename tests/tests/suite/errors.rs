@@ -380,7 +380,7 @@ fn every_public_error_type_is_a_std_error() {
     std_error::<vidplat_core::CallFailure>();
     std_error::<vidplat_core::QuotaRefusal>();
     std_error::<vidplat_core::Refusal>();
-    std_error::<vidplat_core::SharedWorkError>();
+    std_error::<vidplat_redis::SharedWorkError>();
     std_error::<vidplat_core::TimestampParseError>();
     std_error::<vidplat_export::ExportError>();
     std_error::<vidplat_export::StateError>();

@@ -56,6 +56,14 @@ fn api_surface_of_the_runtime() {
     in_snapshots(|| insta::assert_snapshot!("generated_surface__surface_vidplat_core", listing));
 }
 
+/// The Redis store's public surface (`vidplat-redis`), the same way.
+#[test]
+fn api_surface_of_the_redis_store() {
+    let listing = surface::facade_listing(&sources("vidplat-redis"));
+    assert!(listing.contains("struct RedisQuota"), "{listing}");
+    in_snapshots(|| insta::assert_snapshot!("generated_surface__surface_vidplat_redis", listing));
+}
+
 #[test]
 fn every_assumed_route_says_so_in_its_rustdoc() {
     for service in SERVICES {

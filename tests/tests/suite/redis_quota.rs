@@ -220,7 +220,7 @@ async fn every_client_sees_the_held_slot_and_the_window_without_taking_a_turn() 
 
 #[tokio::test]
 async fn shared_work_has_one_plan_one_holder_per_item_and_a_lost_claim_records_nothing() {
-    use vidplat_core::{SharedWork, WorkClaim};
+    use vidplat_redis::{SharedWork, WorkClaim};
     let Some(redis) = RedisServer::start() else { return };
     let work = |account: &str| SharedWork::new(RedisQuota::new(&redis.url(), account).unwrap(), "job");
     let (a, b) = (work("acct"), work("acct"));

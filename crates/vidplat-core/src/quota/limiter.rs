@@ -11,13 +11,11 @@
 //!
 //! Where the counts live is the [`QuotaStore`]: in this process's memory (the
 //! default), or in a [`SharedQuota`] store the account's processes share
-//! (Redis for several machines, with the `redis` feature).
+//! (Redis for several machines: `vidplat-redis`).
 
 use crate::quota::limits::{
     Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting,
 };
-#[cfg(feature = "redis")]
-use crate::quota::redis::RedisQuota;
 use crate::quota::shared::{Lease, SharedQuota, Turn, WhenUnavailable};
 use crate::table::OperationMeta;
 use std::collections::VecDeque;
@@ -44,13 +42,6 @@ impl QuotaStore {
             QuotaStore::Memory => "memory",
             QuotaStore::Shared(store) => store.kind(),
         }
-    }
-}
-
-#[cfg(feature = "redis")]
-impl From<RedisQuota> for QuotaStore {
-    fn from(store: RedisQuota) -> Self {
-        QuotaStore::Shared(Arc::new(store))
     }
 }
 

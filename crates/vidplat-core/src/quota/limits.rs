@@ -268,7 +268,8 @@ impl std::fmt::Debug for Waiting<'_> {
 }
 
 impl<'a> Waiting<'a> {
-    pub(crate) fn new(waits: &'a watch::Sender<Option<QuotaWait>>) -> Self {
+    /// One call's waits, published on `waits` (a limiter's; a store's tests make their own).
+    pub fn new(waits: &'a watch::Sender<Option<QuotaWait>>) -> Self {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Self {
