@@ -313,7 +313,10 @@ pub async fn run(
             other => Failure::Export(other.to_string()),
         })?;
     match ran {
-        Ran::Planned(plan) => Ok(output::value(stdout, format, None, &plan_json(&plan))?),
+        Ran::Planned(plan) => {
+            output::value(stdout, format, None, &plan_json(&plan))?;
+            Ok(())
+        }
         Ran::Finished(summary) => {
             output::value(stdout, format, None, &summary_json(&summary))?;
             if let Some(pause) = &summary.paused {

@@ -278,7 +278,9 @@ pub async fn wait_tasks(
     }
     // A wait that failed before any task ended prints nothing (not an empty list).
     if failure.is_none() || rows.rows() > 0 {
-        rows.finish(io.stdout)?;
+        if let Some(note) = rows.finish(io.stdout)?.note() {
+            writeln!(io.stderr, "{note}")?;
+        }
     }
     if let Some(failure) = failure {
         return Err(failure);
@@ -340,7 +342,9 @@ pub async fn wait_import(
     drop(statuses);
     let job = job?;
     let shown = serde_json::to_value(&job).map_err(|e| Failure::Output(std::io::Error::other(e)))?;
-    output::value(io.stdout, format, columns, &shown)?;
+    if let Some(note) = output::value(io.stdout, format, columns, &shown)? {
+        writeln!(io.stderr, "{note}")?;
+    }
     let status = serde_json::to_value(&job.task_status).unwrap_or_default();
     for ended in ["failed", "canceled"] {
         if status[ended].as_u64().is_some_and(|n| n > 0) {
@@ -565,7 +569,9 @@ pub fn profile(matches: &ArgMatches, global: &ArgMatches, io: &mut Io<'_>, forma
                 });
                 rows.row(io.stdout, &row)?;
             }
-            rows.finish(io.stdout)?;
+            if let Some(note) = rows.finish(io.stdout)?.note() {
+                writeln!(io.stderr, "{note}")?;
+            }
             let ignored = setup.ignored_variables();
             if !ignored.is_empty() {
                 writeln!(
@@ -581,12 +587,16 @@ pub fn profile(matches: &ArgMatches, global: &ArgMatches, io: &mut Io<'_>, forma
             for (name, profile) in profiles.iter() {
                 rows.row(io.stdout, &shown(name, profile))?;
             }
-            Ok(rows.finish(io.stdout)?)
+            if let Some(note) = rows.finish(io.stdout)?.note() {
+                writeln!(io.stderr, "{note}")?;
+            }
+            Ok(())
         }
         Some(("show", sub)) => {
             let name = sub.get_one::<String>("name").map(String::as_str).unwrap_or_default();
             let profile = profiles.get(name)?;
-            Ok(output::value(io.stdout, format, None, &shown(name, profile))?)
+            output::value(io.stdout, format, None, &shown(name, profile))?;
+            Ok(())
         }
         Some(("remove", sub)) => {
             let name = sub.get_one::<String>("name").map(String::as_str).unwrap_or_default();

@@ -139,6 +139,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             max_items: one::<u64>(op_matches, "max-items").map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
             count_rows: io.stderr_terminal && !io.terminal,
             out: RefCell::new(&mut *io.stdout),
+            notes: RefCell::new(Vec::new()),
         };
         let quota_waits = (service == Service::Analytics && show.is_none())
             .then(|| client.analytics_quota().map(|q| q.watch_waits()))
@@ -164,8 +165,12 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
                 }
             }
         };
-        let outcome = with_quota_waits(call, quota_waits, &mut *io.stderr, io.stderr_terminal).await?;
+        let outcome = with_quota_waits(call, quota_waits, &mut *io.stderr, io.stderr_terminal).await;
+        for note in runner.notes.take() {
+            writeln!(io.stderr, "{note}")?;
+        }
         drop(runner);
+        let outcome = outcome?;
         let Outcome::Value(value) = outcome else { return Ok(()) };
         if wait {
             let ids: Vec<u64> = value["tasks"]
@@ -177,7 +182,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             writeln!(io.stderr, "registered {} task(s): {ids:?}", ids.len())?;
             return extras::wait_tasks(&client, &ids, op_matches, timeout, io, format, columns).await;
         }
-        return Ok(output::value(io.stdout, format, columns, &value)?);
+        return shown(output::value(io.stdout, format, columns, &value)?, io.stderr);
     }
     let client = config::client_builder(matches)?.build()?;
     let value = match (service, command) {
@@ -208,7 +213,15 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         }
         _ => return Err(Failure::unknown_command(name, command)),
     };
-    Ok(output::value(io.stdout, format, columns, &value)?)
+    shown(output::value(io.stdout, format, columns, &value)?, io.stderr)
+}
+
+/// What printing left to say: a note on stderr (an empty table's).
+fn shown(note: Option<&str>, stderr: &mut dyn Write) -> Result<(), Failure> {
+    if let Some(note) = note {
+        writeln!(stderr, "{note}")?;
+    }
+    Ok(())
 }
 
 /// `completion SHELL`. The script is made whole before it is written:

@@ -53,6 +53,19 @@ impl RowWriter {
     }
 
     pub fn row<T: Serialize>(&mut self, out: &mut dyn Write, row: &T) -> io::Result<()> {
+        // `--columns` shapes every format's rows, JSON's too (gh's `--json fields`).
+        if let (Some(columns), Format::Json | Format::Ndjson | Format::Yaml) = (&self.columns, self.format) {
+            let value = serde_json::to_value(row).map_err(io::Error::other)?;
+            let projected: serde_json::Map<String, Value> = columns
+                .iter()
+                .map(|column| (column.clone(), lookup(&value, column).cloned().unwrap_or(Value::Null)))
+                .collect();
+            return self.write_row(out, &projected);
+        }
+        self.write_row(out, row)
+    }
+
+    fn write_row<T: Serialize>(&mut self, out: &mut dyn Write, row: &T) -> io::Result<()> {
         let first = self.rows == 0;
         self.rows += 1;
         match self.format {
@@ -98,10 +111,26 @@ impl RowWriter {
         self.rows
     }
 
-    pub fn finish(mut self, out: &mut dyn Write) -> io::Result<()> {
+    /// Closes the rows: what the format needs after the last one. An empty
+    /// table prints nothing (its note is the caller's, on stderr: [`Finished::note`]);
+    /// an empty CSV list prints its header when `--columns` names it.
+    pub fn finish(mut self, out: &mut dyn Write) -> io::Result<Finished> {
+        let finished = Finished {
+            format: self.format,
+            rows: self.rows,
+        };
         match self.format {
-            Format::Json => out.write_all(if self.rows == 0 { b"[]\n" } else { b"\n]\n" }),
-            Format::Yaml if self.rows == 0 => out.write_all(b"[]\n"),
+            Format::Json => out.write_all(if self.rows == 0 { b"[]\n" } else { b"\n]\n" })?,
+            Format::Yaml if self.rows == 0 => out.write_all(b"[]\n")?,
+            Format::Table if self.rows == 0 => {}
+            Format::Csv if self.rows == 0 => {
+                if let Some(columns) = &self.columns {
+                    let mut csv = csv::WriterBuilder::new().from_writer(Vec::new());
+                    csv.write_record(columns.iter())?;
+                    let bytes = csv.into_inner().map_err(|e| io::Error::other(e.to_string()))?;
+                    out.write_all(&bytes)?;
+                }
+            }
             Format::Table => {
                 let mut table = Table::new();
                 table
@@ -113,55 +142,89 @@ impl RowWriter {
                 for row in self.table.drain(..) {
                     table.add_row(row);
                 }
-                writeln!(out, "{table}")
+                writeln!(out, "{table}")?;
             }
-            _ => Ok(()),
+            _ => {}
         }
+        Ok(finished)
     }
 }
 
-/// Writes one value (not a list) in `format`.
-pub fn value(out: &mut dyn Write, format: Format, columns: Option<Vec<String>>, value: &Value) -> io::Result<()> {
+/// How a list ended.
+#[derive(Clone, Copy, Debug)]
+pub struct Finished {
+    format: Format,
+    rows: usize,
+}
+
+impl Finished {
+    /// What to say on stderr: a table with no row prints nothing on stdout.
+    pub fn note(self) -> Option<&'static str> {
+        (self.rows == 0 && self.format == Format::Table).then_some("no rows")
+    }
+}
+
+/// Writes one value in `format`: a list the service answers whole
+/// (`{"data": [...]}`) as its rows, like every other list.
+pub fn value(
+    out: &mut dyn Write,
+    format: Format,
+    columns: Option<Vec<String>>,
+    value: &Value,
+) -> io::Result<Option<&'static str>> {
+    if let Some(items) = value.get("data").and_then(Value::as_array) {
+        let mut rows = RowWriter::new(format, columns);
+        for row in items {
+            rows.row(out, row)?;
+        }
+        return Ok(rows.finish(out)?.note());
+    }
+    // `--columns` shapes one value as it shapes each row.
+    let projected;
+    let value = match (&columns, format) {
+        (Some(columns), Format::Json | Format::Ndjson | Format::Yaml) if value.is_object() => {
+            projected = Value::Object(
+                columns
+                    .iter()
+                    .map(|column| (column.clone(), lookup(value, column).cloned().unwrap_or(Value::Null)))
+                    .collect(),
+            );
+            &projected
+        }
+        _ => value,
+    };
     match format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
-            out.write_all(b"\n")
+            out.write_all(b"\n")?;
         }
         Format::Ndjson => {
             serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
-            out.write_all(b"\n")
+            out.write_all(b"\n")?;
         }
-        Format::Yaml => out.write_all(serde_yaml::to_string(value).map_err(io::Error::other)?.as_bytes()),
-        // A list the service answers whole (`{"data": [...]}`): its rows.
-        Format::Csv | Format::Table if value.get("data").is_some_and(Value::is_array) => {
-            let mut rows = RowWriter::new(format, columns);
-            for row in value["data"].as_array().into_iter().flatten() {
-                rows.row(out, row)?;
-            }
-            rows.finish(out)
-        }
+        Format::Yaml => out.write_all(serde_yaml::to_string(value).map_err(io::Error::other)?.as_bytes())?,
         Format::Csv => {
             let mut rows = RowWriter::new(format, columns);
             rows.row(out, value)?;
-            rows.finish(out)
+            rows.finish(out)?;
         }
         Format::Table => {
+            if !value.is_object() {
+                writeln!(out, "{}", table_cell(Some(value)))?;
+                return Ok(None);
+            }
             let mut table = Table::new();
             table
                 .load_preset(UTF8_FULL_CONDENSED)
                 .set_content_arrangement(ContentArrangement::Dynamic);
-            let columns = columns.unwrap_or_else(|| default_columns(value));
-            if !value.is_object() {
-                writeln!(out, "{}", table_cell(Some(value)))?;
-                return Ok(());
-            }
-            for column in columns {
+            for column in columns.unwrap_or_else(|| default_columns(value)) {
                 let shown = table_cell(lookup(value, &column));
                 table.add_row(vec![column, shown]);
             }
-            writeln!(out, "{table}")
+            writeln!(out, "{table}")?;
         }
     }
+    Ok(None)
 }
 
 /// An object's top-level members, `id` first: the columns when `--columns` names none.

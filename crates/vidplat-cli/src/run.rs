@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::io::{Read, Write};
 use vidplat::pagination::Item;
 use vidplat::{Call as _, Paginate};
-use vidplat_core::{Operation, Paged as _};
+use vidplat_core::{Operation, PagePosition, Paged as _};
 
 /// An operation command's arguments: parameters by wire name, and the body.
 #[derive(Debug, Default)]
@@ -302,6 +302,8 @@ pub struct Runner<'a> {
     /// Count the rows of `--all` on stderr (a terminal, with stdout elsewhere).
     pub count_rows: bool,
     pub out: RefCell<&'a mut dyn Write>,
+    /// Lines for stderr, written when the call is over.
+    pub notes: RefCell<Vec<String>>,
 }
 
 impl Runner<'_> {
@@ -351,10 +353,24 @@ impl Runner<'_> {
             }
             result
         } else {
+            let position = vidplat_core::Paginated::first(&call);
             match call.call().await {
                 Ok(page) => {
+                    // A list that stops at its first page says so (gh's "Showing 30 of 120").
+                    let more = match (page.truncated(), page.last_page(), position) {
+                        (Some(true), _, _) => Some("more exist".to_owned()),
+                        (_, Some(last), PagePosition::Number(n)) if u64::try_from(last).is_ok_and(|l| l > n.get()) => {
+                            Some(format!("page {n} of {last}"))
+                        }
+                        _ => None,
+                    };
+                    let shown = page.len().min(limit);
                     for item in page.into_items().iter().take(limit) {
                         rows.row(&mut **out(), item)?;
+                    }
+                    if let Some(more) = more {
+                        let plural = if shown == 1 { "" } else { "s" };
+                        self.note(format!("showing {shown} row{plural}, {more}; --all for every page"));
                     }
                     Ok(())
                 }
@@ -364,9 +380,16 @@ impl Runner<'_> {
         // The rows printed before a failure stay well-formed (a JSON array is
         // closed); a failure before any row prints nothing (not an empty list).
         if result.is_ok() || rows.rows() > 0 {
-            rows.finish(&mut **out())?;
+            if let Some(note) = rows.finish(&mut **out())?.note() {
+                self.note(note.to_owned());
+            }
         }
         result.map(|()| Outcome::Printed)
+    }
+
+    /// A line for stderr once the call is over (the runner holds no stderr: the quota waits write there meanwhile).
+    fn note(&self, note: String) {
+        self.notes.borrow_mut().push(note);
     }
 
     fn show_request<O: Operation>(&self, call: O, show: Show) -> Result<Outcome, Failure> {

@@ -427,7 +427,8 @@ async fn an_analytics_call_waits_for_the_quota_on_stderr_and_prints_clean_json()
         "{}",
         run.stderr
     );
-    assert!(run.json().is_object(), "{}", run.stdout);
+    // A list answered whole prints its rows, as every list does.
+    assert!(run.json().is_array(), "{}", run.stdout);
 }
 
 #[tokio::test]
@@ -1541,4 +1542,86 @@ async fn the_analytics_quota_is_the_machines_back_to_back_in_parallel_and_in_a_n
         .env("VIDPLAT_API_KEY", &other.api_key);
     let theirs = cli.run_with(command, "").await;
     assert_eq!(theirs.json()["used_this_month"], 0, "{theirs:?}");
+}
+
+#[tokio::test]
+async fn every_list_prints_rows_says_when_it_stops_early_and_columns_shape_json() {
+    let cli = Cli::start().await;
+    // An empty list: no table on stdout, a note on stderr; CSV names its columns.
+    let empty = cli.run(&["encoder", "list-tasks", "-o", "table"]).await;
+    assert_eq!(
+        (empty.code, empty.stdout.as_str(), empty.stderr.as_str()),
+        (0, "", "no rows\n")
+    );
+    let empty_csv = cli
+        .run(&["encoder", "list-tasks", "-o", "csv", "--columns", "id,status"])
+        .await;
+    assert_eq!(
+        (empty_csv.code, empty_csv.stdout.as_str()),
+        (0, "id,status\n"),
+        "{empty_csv:?}"
+    );
+
+    // A list the service answers whole prints rows, as a paged one does.
+    for name in ["news", "sports"] {
+        let registered = cli
+            .run(&["vms", "register-category", "--name", name, "-o", "json"])
+            .await;
+        assert_eq!(registered.code, 0, "{registered:?}");
+    }
+    let categories = cli.run(&["vms", "list-categories", "-o", "ndjson"]).await;
+    assert_eq!(categories.code, 0, "{categories:?}");
+    let names: Vec<String> = categories
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("a row a line")["name"].to_string())
+        .collect();
+    assert_eq!(names, ["\"news\"", "\"sports\""], "{categories:?}");
+    let as_json = cli
+        .run(&["vms", "list-categories", "-o", "json", "--columns", "name"])
+        .await;
+    assert_eq!(
+        as_json.json(),
+        json!([{"name": "news"}, {"name": "sports"}]),
+        "{as_json:?}"
+    );
+
+    // A paged list that stops at its first page says so on stderr.
+    let profile = cli.profile().await;
+    for _ in 0..2 {
+        let registered = cli
+            .run(&[
+                "encoder",
+                "register-task",
+                "--profile-id",
+                &profile,
+                "--input-filepath",
+                "movie.mp4",
+            ])
+            .await;
+        assert_eq!(registered.code, 0, "{registered:?}");
+    }
+    let first = cli
+        .run(&[
+            "encoder",
+            "list-tasks",
+            "--per-page",
+            "1",
+            "-o",
+            "json",
+            "--columns",
+            "id",
+        ])
+        .await;
+    assert_eq!(first.code, 0, "{first:?}");
+    assert_eq!(first.json().as_array().map(|rows| rows.len()), Some(1), "{first:?}");
+    assert!(
+        first.json()[0].as_object().is_some_and(|row| row.len() == 1),
+        "only the column asked for: {first:?}"
+    );
+    assert_eq!(first.stderr, "showing 1 row, page 1 of 2; --all for every page\n");
+    let all = cli
+        .run(&["encoder", "list-tasks", "--per-page", "1", "--all", "-o", "ndjson"])
+        .await;
+    assert_eq!((all.stdout.lines().count(), all.stderr.as_str()), (2, ""), "{all:?}");
 }
