@@ -47,14 +47,21 @@ pub struct Io<'a> {
 
 /// Runs one command line; the exit code.
 pub async fn run(argv: impl IntoIterator<Item = impl Into<OsString> + Clone>, io: &mut Io<'_>) -> i32 {
-    let matches = match root().try_get_matches_from(argv) {
+    let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
+    let matches = match root().try_get_matches_from(&argv) {
         Ok(matches) => matches,
         Err(e) => {
-            let text = if io.terminal {
+            let mut text = if io.terminal {
                 e.render().ansi().to_string()
             } else {
                 e.render().to_string()
             };
+            if e.kind() == clap::error::ErrorKind::UnknownArgument && takes_set(&argv) {
+                text.push_str(
+                    "\ntip: a body member without a flag of its own is set with --set PATH=VALUE \
+                     (e.g. --set 'streams[0].video.height=720'); --body-template lists every member\n",
+                );
+            }
             let (out, code) = match e.kind() {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => (&mut *io.stdout, 0),
                 clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
@@ -233,6 +240,21 @@ pub fn completion(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         io.stdout.write_all(&script)?;
     }
     Ok(())
+}
+
+/// Whether `argv` names an operation command whose JSON body takes `--set`.
+fn takes_set(argv: &[OsString]) -> bool {
+    argv.windows(2).any(|pair| {
+        let (Some(service), Some(command)) = (pair[0].to_str(), pair[1].to_str()) else {
+            return false;
+        };
+        SERVICES
+            .into_iter()
+            .find(|s| s.as_str() == service)
+            .and_then(|service| find(service, command))
+            .and_then(|spec| spec.body)
+            .is_some_and(|body| body.json)
+    })
 }
 
 /// What Ctrl-C leaves behind: for an export, where its state is and how to

@@ -1625,3 +1625,39 @@ async fn every_list_prints_rows_says_when_it_stops_early_and_columns_shape_json(
         .await;
     assert_eq!((all.stdout.lines().count(), all.stderr.as_str()), (2, ""), "{all:?}");
 }
+
+#[tokio::test]
+async fn a_list_of_scalars_has_a_repeated_flag_and_an_unknown_flag_points_to_set() {
+    let cli = Cli::start().await;
+    let shown = cli
+        .run(&[
+            "encoder",
+            "register-profile",
+            "--name",
+            "web",
+            "--presets",
+            "3",
+            "--presets",
+            "7",
+            "--dry-run",
+        ])
+        .await;
+    assert_eq!(shown.code, 0, "{shown:?}");
+    assert!(
+        shown.stdout.contains("\"presets\": [\n    3,\n    7\n  ]"),
+        "{}",
+        shown.stdout
+    );
+    let unknown = cli
+        .run(&["encoder", "register-preset", "--name", "p", "--video-height", "720"])
+        .await;
+    assert_eq!((unknown.code, unknown.stdout.as_str()), (2, ""), "{unknown:?}");
+    assert!(
+        unknown.stderr.contains(
+            "tip: a body member without a flag of its own is set with --set PATH=VALUE \
+             (e.g. --set 'streams[0].video.height=720'); --body-template lists every member"
+        ),
+        "{}",
+        unknown.stderr
+    );
+}

@@ -75,7 +75,12 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                     .flatten()
                 {
                     let property = merged(spec, property);
-                    if !is_scalar(&property) {
+                    // Scalars, and lists of scalars (a repeated flag: `--presets 3 --presets 7`).
+                    let items = property
+                        .get("items")
+                        .filter(|_| property.get("type").and_then(Value::as_str) == Some("array"))
+                        .map(|items| merged(spec, items));
+                    if !is_scalar(&property) && !items.as_ref().is_some_and(is_scalar) {
                         continue;
                     }
                     // A name another flag of the command has becomes `--body-<name>` (command.rs).
