@@ -1661,3 +1661,17 @@ async fn a_list_of_scalars_has_a_repeated_flag_and_an_unknown_flag_points_to_set
         unknown.stderr
     );
 }
+
+#[tokio::test]
+async fn the_simulator_names_every_preset_member_it_requires_in_one_answer() {
+    let cli = Cli::start().await;
+    let refused = cli.run(&["encoder", "register-preset", "--name", "p"]).await;
+    assert_eq!(refused.code, 1, "{refused:?}");
+    assert!(
+        refused
+            .stderr
+            .contains("`destination`, `format` and `output_filename` are required"),
+        "{}",
+        refused.stderr
+    );
+}

@@ -226,8 +226,22 @@ impl Catalog {
         Ok(())
     }
 
-    /// The document's preset field rules, then uniqueness of the name.
+    /// The document's preset field rules, then uniqueness of the name. The
+    /// members the simulator requires (the document does not say which a
+    /// preset needs) are named all in one answer, not one a request.
     fn check_preset(&self, preset: &Preset, own_id: Option<i64>) -> Result<(), SimError> {
+        let missing: Vec<&str> = [
+            ("name", preset.name.is_none()),
+            ("destination", preset.destination.is_none()),
+            ("format", preset.format.is_none()),
+            ("output_filename", preset.output_filename.is_none()),
+        ]
+        .into_iter()
+        .filter_map(|(member, absent)| absent.then_some(member))
+        .collect();
+        if !missing.is_empty() {
+            return Err(SimError::invalid(missing_members(&missing)));
+        }
         let name = required(preset.name.as_deref(), "name")?;
         let destination = required(preset.destination.as_deref(), "destination")?;
         let format = preset
@@ -407,6 +421,16 @@ fn not_own(what: &str, id: i64, shared: bool) -> SimError {
             format!("{what} {id} belongs to the parent account (shared with this one, read only)"),
         ),
         false => SimError::not_found(format!("{what} {id}")),
+    }
+}
+
+/// "`a` is required", or "`a`, `b` and `c` are required".
+pub(crate) fn missing_members(members: &[&str]) -> String {
+    let quoted: Vec<String> = members.iter().map(|m| format!("`{m}`")).collect();
+    match quoted.as_slice() {
+        [one] => format!("{one} is required"),
+        [rest @ .., last] => format!("{} and {last} are required", rest.join(", ")),
+        [] => String::new(),
     }
 }
 
