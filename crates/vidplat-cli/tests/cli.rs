@@ -87,6 +87,23 @@ impl Cli {
         }
     }
 
+    /// `count` tasks of `profile` (movie.mp4) registered through the command line.
+    async fn register_tasks(&self, profile: &str, count: usize) {
+        for _ in 0..count {
+            let registered = self
+                .run(&[
+                    "encoder",
+                    "register-task",
+                    "--profile-id",
+                    profile,
+                    "--input-filepath",
+                    "movie.mp4",
+                ])
+                .await;
+            assert_eq!(registered.code, 0, "{registered:?}");
+        }
+    }
+
     /// A preset and a profile registered through the command line; the profile's id.
     async fn profile(&self) -> String {
         let preset = self
@@ -119,19 +136,7 @@ impl Cli {
 async fn a_paged_list_with_all_streams_every_row_in_each_format() {
     let cli = Cli::start().await;
     let profile = cli.profile().await;
-    for _ in 0..3 {
-        let registered = cli
-            .run(&[
-                "encoder",
-                "register-task",
-                "--profile-id",
-                &profile,
-                "--input-filepath",
-                "movie.mp4",
-            ])
-            .await;
-        assert_eq!(registered.code, 0, "{registered:?}");
-    }
+    cli.register_tasks(&profile, 3).await;
     let list = |format: &'static str| {
         let cli = &cli;
         async move {
@@ -1588,19 +1593,7 @@ async fn every_list_prints_rows_says_when_it_stops_early_and_columns_shape_json(
 
     // A paged list that stops at its first page says so on stderr.
     let profile = cli.profile().await;
-    for _ in 0..2 {
-        let registered = cli
-            .run(&[
-                "encoder",
-                "register-task",
-                "--profile-id",
-                &profile,
-                "--input-filepath",
-                "movie.mp4",
-            ])
-            .await;
-        assert_eq!(registered.code, 0, "{registered:?}");
-    }
+    cli.register_tasks(&profile, 2).await;
     let first = cli
         .run(&[
             "encoder",
