@@ -99,6 +99,8 @@ pub struct Setup {
     /// The value of each of `URLS_AND_LOGIN`, in its order.
     values: Vec<Option<(String, Source)>>,
     api_key: Option<(String, Source)>,
+    /// `--timeout`, which beats the profile's total timeout.
+    timeout: Option<Duration>,
 }
 
 impl Setup {
@@ -183,6 +185,7 @@ impl Setup {
             variables_read,
             values,
             api_key,
+            timeout: matches.get_one::<Duration>("timeout").copied(),
         })
     }
 
@@ -227,8 +230,8 @@ impl Setup {
                 Err(e) => tracing::warn!("analytics quota: {e}; counting in this process only"),
             }
         }
-        if let Some(timeout) = matches.get_one::<Duration>("timeout") {
-            builder = builder.total_timeout(*timeout);
+        if let Some(timeout) = self.timeout {
+            builder = builder.total_timeout(timeout);
         }
         let mode = match matches.get_one::<String>("quota").map(String::as_str) {
             Some("fail-fast") => QuotaMode::FailFast,
@@ -267,23 +270,30 @@ impl Setup {
             source: self.api_key.as_ref().map(|(_, source)| source.clone()),
         });
         let profile = self.profile.as_ref();
-        let from_profile = |value: Option<String>| {
-            let source = profile.map(|(name, _, _)| Source::Profile(name.clone()));
-            Setting {
-                name: "",
-                source: value.as_ref().and(source),
-                value,
-            }
+        let of_profile = |name, value: Option<String>| Setting {
+            name,
+            source: value
+                .as_ref()
+                .and(profile.map(|(profile, _, _)| Source::Profile(profile.clone()))),
+            value,
         };
         let store = profile.and_then(|(_, _, p)| p.quota_store.as_deref());
-        settings.push(Setting {
-            name: "quota_store",
-            ..from_profile(store.map(|url| vidplat_core::without_credentials(url).into_owned()))
-        });
-        let total = profile.and_then(|(_, _, p)| p.total_timeout_secs);
-        settings.push(Setting {
-            name: "total_timeout",
-            ..from_profile(total.map(|secs| humantime::format_duration(Duration::from_secs(secs)).to_string()))
+        settings.push(of_profile(
+            "quota_store",
+            store.map(|url| vidplat_core::without_credentials(url).into_owned()),
+        ));
+        let shown = |d: Duration| humantime::format_duration(d).to_string();
+        settings.push(match self.timeout {
+            // `--timeout` is applied over the profile's (`builder`).
+            Some(timeout) => Setting {
+                name: "total_timeout",
+                value: Some(shown(timeout)),
+                source: Some(Source::Flag("timeout")),
+            },
+            None => of_profile(
+                "total_timeout",
+                profile.and_then(|(_, _, p)| p.total_timeout_secs.map(|s| shown(Duration::from_secs(s)))),
+            ),
         });
         settings
     }

@@ -6,23 +6,46 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{self, Write};
 use std::time::Duration;
 
+/// An indicatif spinner on stderr, cleared when it is dropped.
+struct Spinner(ProgressBar);
+
+impl Spinner {
+    fn new(template: &str) -> Self {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_spinner()));
+        Spinner(bar)
+    }
+
+    /// One redrawn on its own (the elapsed time moves with no event).
+    fn ticking(template: &str) -> Self {
+        let spinner = Self::new(template);
+        spinner.0.enable_steady_tick(Duration::from_millis(120));
+        spinner
+    }
+}
+
+impl std::ops::Deref for Spinner {
+    type Target = ProgressBar;
+    fn deref(&self) -> &ProgressBar {
+        &self.0
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
 /// The status lines of a wait.
 pub struct Statuses {
-    bar: Option<ProgressBar>,
+    bar: Option<Spinner>,
 }
 
 impl Statuses {
     /// A spinner when stderr is a `terminal`, else plain lines.
     pub fn new(terminal: bool) -> Self {
-        let bar = terminal.then(|| {
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} {elapsed} {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-            );
-            bar.enable_steady_tick(Duration::from_millis(120));
-            bar
-        });
+        let bar = terminal.then(|| Spinner::ticking("{spinner} {elapsed} {msg}"));
         Self { bar }
     }
 
@@ -41,32 +64,16 @@ impl Statuses {
     }
 }
 
-impl Drop for Statuses {
-    fn drop(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
 /// A count of the rows a long list has printed so far: only when stderr is a
 /// terminal and stdout is not (`vidplat … --all -o ndjson > tasks.ndjson`);
 /// otherwise nothing (a line per row would bury the data's own errors).
 pub struct RowCount {
-    bar: Option<ProgressBar>,
+    bar: Option<Spinner>,
 }
 
 impl RowCount {
     pub fn new(shown: bool) -> Self {
-        let bar = shown.then(|| {
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} {human_pos} rows, {elapsed}")
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-            );
-            bar.enable_steady_tick(Duration::from_millis(120));
-            bar
-        });
+        let bar = shown.then(|| Spinner::ticking("{spinner} {human_pos} rows, {elapsed}"));
         Self { bar }
     }
 
@@ -77,19 +84,11 @@ impl RowCount {
     }
 }
 
-impl Drop for RowCount {
-    fn drop(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
 /// The analytics quota's waits on stderr: on a terminal, a spinner whose
 /// line counts the wait down (redrawn every [`QuotaWaitLine::TICK`]); elsewhere a
 /// plain line when a wait begins, nothing drawn.
 pub struct QuotaWaitLine {
-    bar: Option<ProgressBar>,
+    bar: Option<Spinner>,
     current: Option<vidplat::QuotaWait>,
 }
 
@@ -98,13 +97,7 @@ impl QuotaWaitLine {
     pub const TICK: Duration = Duration::from_millis(500);
 
     pub fn new(terminal: bool) -> Self {
-        let bar = terminal.then(|| {
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()),
-            );
-            bar
-        });
+        let bar = terminal.then(|| Spinner::new("{spinner} {msg}"));
         Self { bar, current: None }
     }
 
@@ -142,14 +135,6 @@ impl QuotaWaitLine {
     pub fn tick(&self) {
         if let (Some(bar), Some(wait)) = (&self.bar, self.current) {
             bar.set_message(wait.to_string());
-        }
-    }
-}
-
-impl Drop for QuotaWaitLine {
-    fn drop(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
         }
     }
 }

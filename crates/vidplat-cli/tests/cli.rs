@@ -1069,15 +1069,22 @@ async fn an_explicit_profile_beats_the_variables_and_status_says_where_each_valu
             "staging",
             "--encoder-url",
             "http://127.0.0.1:9/encoder",
+            "--timeout",
+            "90s",
             "profile",
             "status",
             "-o",
             "json",
         ])
         .await;
+    let rows = status_rows(&status);
     assert_eq!(
-        status_of(&status_rows(&status), "encoder_url"),
+        status_of(&rows, "encoder_url"),
         (&json!("http://127.0.0.1:9/encoder"), &json!("--encoder-url"))
+    );
+    assert_eq!(
+        status_of(&rows, "total_timeout"),
+        (&json!("1m 30s"), &json!("--timeout"))
     );
 
     // A profile named by VIDPLAT_PROFILE is under the variables (which the shell set on purpose).

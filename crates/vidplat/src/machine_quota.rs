@@ -202,13 +202,14 @@ impl Files {
         Ok(None)
     }
 
-    /// Slots held now, by any process (this one's included).
-    fn slots_held(&self, slots: u32) -> Result<u64, StoreUnavailable> {
+    /// Slots held now, by any process (this one's included): of the slot
+    /// files a turn has made, those locked.
+    fn slots_held(&self) -> Result<u64, StoreUnavailable> {
         let mut held = 0;
-        for index in 0..slots.max(1) {
+        for index in 0.. {
             let path = self.slot_path(index);
             if !path.exists() {
-                continue;
+                break;
             }
             let file = Self::open(&path)?;
             match file.try_lock() {
@@ -263,22 +264,9 @@ impl Files {
     }
 
     fn write_counts(&self, counts: &Counts) -> Result<(), StoreUnavailable> {
-        let text = serde_json::to_vec(counts).map_err(|e| unavailable("writing", &self.counts, e))?;
-        let temporary = self.counts.with_extension(format!("json.{}.tmp", std::process::id()));
-        let mut options = OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let written = options.open(&temporary).and_then(|mut file| {
-            use std::io::Write as _;
-            file.write_all(&text)
-        });
-        written
-            .and_then(|()| std::fs::rename(&temporary, &self.counts))
-            .map_err(|e| {
-                let _ = std::fs::remove_file(&temporary);
-                unavailable("writing", &self.counts, e)
-            })
+        let bytes = serde_json::to_vec(counts).map_err(|e| unavailable("writing", &self.counts, e))?;
+        crate::replace_file::replace_file(&self.counts, &bytes, true)
+            .map_err(|e| unavailable("writing", &self.counts, e))
     }
 }
 
@@ -432,10 +420,7 @@ impl SharedQuota for MachineQuota {
                     (calls as u64, false)
                 })
                 .await?;
-            // One slot unless told otherwise: `analytics quota` asks with the default limits.
-            let in_flight = self
-                .files
-                .slots_held(vidplat_core::QuotaConfig::default().concurrency)?;
+            let in_flight = self.files.slots_held()?;
             Ok((in_flight, in_window))
         })
     }

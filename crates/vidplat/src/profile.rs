@@ -296,10 +296,15 @@ impl Profiles {
             config.profiles.insert(name.clone(), public);
         }
         let config_path = self.dir.join("config.toml");
-        write_file(&config_path, &to_toml(&config, &config_path)?, false).map_err(io(&config_path))?;
+        crate::replace_file::replace_file(&config_path, to_toml(&config, &config_path)?.as_bytes(), false)
+            .map_err(io(&config_path))?;
         let credentials_path = self.dir.join("credentials.toml");
-        write_file(&credentials_path, &to_toml(&credentials, &credentials_path)?, true)
-            .map_err(io(&credentials_path))?;
+        crate::replace_file::replace_file(
+            &credentials_path,
+            to_toml(&credentials, &credentials_path)?.as_bytes(),
+            true,
+        )
+        .map_err(io(&credentials_path))?;
         Ok(())
     }
 }
@@ -369,36 +374,6 @@ fn to_toml<T: Serialize>(value: &T, path: &Path) -> Result<String, ProfileError>
         path: path.to_owned(),
         reason: e.to_string(),
     })
-}
-
-/// Writes `text` to `path` through a new file renamed over it: a symbolic link
-/// at `path` is replaced, never followed, and a private file is created
-/// readable by its owner only before a byte is written.
-fn write_file(path: &Path, text: &str, private: bool) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("profile");
-    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.mode(if private { 0o600 } else { 0o644 });
-    }
-    #[cfg(not(unix))]
-    let _ = private;
-    let _ = std::fs::remove_file(&temporary);
-    let written = options.open(&temporary).and_then(|mut file| {
-        file.write_all(text.as_bytes())?;
-        file.sync_all()
-    });
-    match written.and_then(|()| std::fs::rename(&temporary, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&temporary);
-            Err(e)
-        }
-    }
 }
 
 impl ClientBuilder {
