@@ -1675,3 +1675,43 @@ async fn the_simulator_names_every_preset_member_it_requires_in_one_answer() {
         refused.stderr
     );
 }
+
+#[tokio::test]
+async fn a_killed_holder_of_the_machines_analytics_slot_frees_it() {
+    let cli = Cli::start().await;
+    // The first analytics call is answered in 60 s: its process holds the slot meanwhile.
+    cli.sim
+        .inject_fault(Fault {
+            times: 1,
+            delay_ms: 60_000,
+            outcome: vidplat_sim::FaultOutcome::Run,
+            ..Fault::operation("cloud_by_os")
+        })
+        .expect("the fault is set");
+    let mut holder = cli
+        .command(&["analytics", "cloud-by-os", "-o", "json"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the binary starts");
+    let in_flight = || async { cli.run(&["analytics", "quota", "-o", "json"]).await.json()["calls_in_flight"].clone() };
+    let started = std::time::Instant::now();
+    while in_flight().await != json!(1) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the call never took the slot"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    holder.kill().await.expect("SIGKILL");
+    assert_eq!(in_flight().await, json!(0), "the kernel dropped the dead holder's lock");
+    let next = tokio::time::timeout(
+        Duration::from_secs(10),
+        cli.run(&["analytics", "cloud-by-os", "-o", "json"]),
+    )
+    .await
+    .expect("the next call does not wait for the dead one");
+    assert_eq!(next.code, 0, "{next:?}");
+}
