@@ -12,7 +12,7 @@ pub fn listing(source: &str) -> String {
     let builder = module(&file.items, "builder").expect("a builder module");
 
     writeln!(out, "# Operations ({})", routes.len()).ok();
-    for (id, method, path) in &routes {
+    for (id, method, path, paging) in &routes {
         let name = pascal(id);
         writeln!(out, "\n{id}: {method} {path}").ok();
         for item in builder {
@@ -31,13 +31,17 @@ pub fn listing(source: &str) -> String {
                         .trait_
                         .as_ref()
                         .is_some_and(|(_, path, _)| path.segments.last().is_some_and(|s| s.ident == "Paginated"));
+                    if paginated {
+                        // The style is the row's `paging` column, which `Paginated::STYLE` reads.
+                        writeln!(
+                            out,
+                            "  pages()/items(): {}",
+                            paging.as_deref().unwrap_or("no style in the row")
+                        )
+                        .ok();
+                    }
                     for inner in &i.items {
                         match inner {
-                            syn::ImplItem::Const(c) if paginated => {
-                                let style = ty(&c.expr);
-                                let style = style.rsplit("::").next().unwrap_or_default();
-                                writeln!(out, "  pages()/items(): {style}").ok();
-                            }
                             syn::ImplItem::Fn(f) if f.sig.ident == "send" => {
                                 if let syn::ReturnType::Type(_, t) = &f.sig.output {
                                     writeln!(out, "  -> {}", ty(t)).ok();
@@ -214,7 +218,8 @@ fn module<'f>(items: &'f [syn::Item], name: &str) -> Option<&'f [syn::Item]> {
 }
 
 /// (operation id, method, path) from the generated `operations::ALL` table.
-fn operation_routes(file: &syn::File) -> Vec<(String, String, String)> {
+/// Each row's id, method, path and paging style.
+fn operation_routes(file: &syn::File) -> Vec<(String, String, String, Option<String>)> {
     let table = module(&file.items, "operations").expect("an operations module");
     let text = table
         .iter()
@@ -240,7 +245,17 @@ fn operation_routes(file: &syn::File) -> Vec<(String, String, String)> {
                 .unwrap_or_default()
                 .trim()
                 .to_uppercase();
-            (field("id"), method, field("path"))
+            let paging = field("paging");
+            let style = paging.strip_prefix("Some (").map(|style| {
+                style
+                    .trim_end_matches(')')
+                    .rsplit("::")
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned()
+            });
+            (field("id"), method, field("path"), style)
         })
         .collect()
 }

@@ -37174,7 +37174,6 @@ pub mod builder {
         )
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentCategory<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37193,7 +37192,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicQuery<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37212,7 +37210,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByTimePeriod<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37231,7 +37228,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicAudienceRating<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37250,7 +37246,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicReaction<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37269,7 +37264,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByEnvironment<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37288,7 +37282,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicViewingHistory<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37307,7 +37300,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByOs<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37326,7 +37318,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByRegion<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37345,7 +37336,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicBySite<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37364,7 +37354,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicViewingSituation<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37383,7 +37372,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentTitle<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37402,7 +37390,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentTitleAndUser<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37421,7 +37408,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByUser<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::RankWindows;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
@@ -37440,7 +37426,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudActiveUsers<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37456,7 +37441,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByBrowser<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37472,7 +37456,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentCategory<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37488,7 +37471,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudQuery<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37504,7 +37486,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByTimePeriod<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37520,7 +37501,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudViewingHistory<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37536,7 +37516,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentName<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37552,7 +37531,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentNameAndUser<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37568,7 +37546,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByOs<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37584,7 +37561,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByRegion<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37600,7 +37576,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudBySite<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37616,7 +37591,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentTitle<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37632,7 +37606,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentTitleAndUser<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37648,7 +37621,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudUserCountsLegacy<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -37664,7 +37636,6 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByUser<'a> {
-        const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::OffsetLimit;
         #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
@@ -38332,6 +38303,74 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_key",
+                    wire: "sort_key",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_order",
+                    wire: "sort_order",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_query",
@@ -38372,6 +38411,92 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "dimensions",
+                    wire: "dimensions",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "metrics",
+                    wire: "metrics",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_key",
+                    wire: "sort_key",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_order",
+                    wire: "sort_order",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_by_time_period",
@@ -38412,6 +38537,83 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_key",
+                    wire: "sort_key",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_order",
+                    wire: "sort_order",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_audience_rating",
@@ -38452,6 +38654,56 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_reaction",
@@ -38492,6 +38744,65 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "group_per",
+                    wire: "group_per",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_by_environment",
@@ -38532,6 +38843,74 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_key",
+                    wire: "sort_key",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_order",
+                    wire: "sort_order",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_viewing_history",
@@ -38572,6 +38951,56 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_by_os",
@@ -38612,6 +39041,74 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_key",
+                    wire: "sort_key",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_order",
+                    wire: "sort_order",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_realtime_user_counts",
@@ -38640,6 +39137,47 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: None,
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "login_id",
+                    wire: "login_id",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: true,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "minutes",
+                    wire: "minutes",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_key",
+                    wire: "sort_key",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_order",
+                    wire: "sort_order",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_by_region",
@@ -38680,6 +39218,74 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_key",
+                    wire: "sort_key",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_order",
+                    wire: "sort_order",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_by_site",
@@ -38720,6 +39326,74 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_key",
+                    wire: "sort_key",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_order",
+                    wire: "sort_order",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_viewing_situation",
@@ -38760,6 +39434,65 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "parameter",
+                    wire: "parameter",
+                    place: vidplat_core::Place::Path,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: true,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_by_content_title",
@@ -38800,6 +39533,74 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_key",
+                    wire: "sort_key",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_order",
+                    wire: "sort_order",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_by_content_title_and_user",
@@ -38840,6 +39641,74 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_key",
+                    wire: "sort_key",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_order",
+                    wire: "sort_order",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "basic_by_user",
@@ -38880,6 +39749,74 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::RankWindows),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end_interval",
+                    wire: "end_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end_with",
+                    wire: "end_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_key",
+                    wire: "sort_key",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort_order",
+                    wire: "sort_order",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_interval",
+                    wire: "start_interval",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start_with",
+                    wire: "start_with",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_active_users",
@@ -38908,6 +39845,74 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_browser",
@@ -38936,6 +39941,74 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_category",
@@ -38964,6 +40037,74 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_query",
@@ -38992,6 +40133,92 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "dimensions",
+                    wire: "dimensions",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "metrics",
+                    wire: "metrics",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_time_period",
@@ -39020,6 +40247,74 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_engagement",
@@ -39044,6 +40339,47 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: None,
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_viewing_history",
@@ -39080,6 +40416,65 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "engagement_bitmap_granularity",
+                    wire: "engagement_bitmap_granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_name",
@@ -39116,6 +40511,83 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "complete_play_percent_threshold",
+                    wire: "complete_play_percent_threshold",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_name_and_user",
@@ -39152,6 +40624,83 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "engagement_bitmap_granularity",
+                    wire: "engagement_bitmap_granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_os",
@@ -39180,6 +40729,74 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_reaction",
@@ -39204,6 +40821,47 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: None,
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_realtime_user_counts",
@@ -39219,6 +40877,47 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: None,
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "group_per",
+                    wire: "group_per",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_region",
@@ -39247,6 +40946,74 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_site",
@@ -39275,6 +41042,74 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_viewing_situation",
@@ -39299,6 +41134,56 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: None,
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "parameter",
+                    wire: "parameter",
+                    place: vidplat_core::Place::Path,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: true,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_title",
@@ -39335,6 +41220,83 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "complete_play_percent_threshold",
+                    wire: "complete_play_percent_threshold",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_content_title_and_user",
@@ -39371,6 +41333,83 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "engagement_bitmap_granularity",
+                    wire: "engagement_bitmap_granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_user_counts_legacy",
@@ -39399,6 +41438,65 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "group_per",
+                    wire: "group_per",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
         },
         vidplat_core::OperationMeta {
             id: "cloud_by_user",
@@ -39427,6 +41525,508 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            paging: Some(vidplat_core::PagingStyle::OffsetLimit),
+            aliases: &[],
+            arguments: &[
+                vidplat_core::Argument {
+                    name: "end",
+                    wire: "end",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "filters",
+                    wire: "filters",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "granularity",
+                    wire: "granularity",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "limit",
+                    wire: "limit",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "offset",
+                    wire: "offset",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::Integer,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "sort",
+                    wire: "sort",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+                vidplat_core::Argument {
+                    name: "start",
+                    wire: "start",
+                    place: vidplat_core::Place::Query,
+                    kind: vidplat_core::Kind::String,
+                    repeated: false,
+                    required: false,
+                    values: &[],
+                },
+            ],
+            body: None,
+        },
+    ];
+    /// The words about each operation a reader showing help needs, one
+    /// per row of [`ALL`], in its order.
+    #[cfg(feature = "help")]
+    pub static HELP: [vidplat_core::OperationHelp; 34usize] = [
+        vidplat_core::OperationHelp {
+            description: "Returns metric set A per content category. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. Rows: ranks start_with (default 1) to end_with (default 100) of the sorted result. Sorted by sort_key (default playback_count) in sort_order (default DESC); sort_key and sort_order are given together. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted",
+                "Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns the requested metrics (metric set A) broken down by the requested dimensions; each row holds only the requested fields. dimensions defaults to content_title and metrics to playback_count. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. Rows: ranks start_with (default 1) to end_with (default 100) of the sorted result. Sorted by sort_key (default playback_count) in sort_order (default DESC); sort_key and sort_order are given together. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "Dimensions to break the data down by; default content_title. The row fields (date_time, date_hour, date, year_month, hour_minute, year, month, day, hour, minute, content_category, content_title, user_id, os, playback_env, site, country, region) are the dimensions that can be returned [server default content_title]",
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "Metrics to return (from metric set A); default playback_count [server default playback_count]",
+                "First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted",
+                "Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set A per time period. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. Rows: ranks start_with (default 1) to end_with (default 100) of the sorted result. Sorted by sort_key (default playback_count) in sort_order (default DESC); sort_key and sort_order are given together. granularity (default hourly) sets the period length. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period (time-period operation only); default hourly [server default hourly]",
+                "First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted",
+                "Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns, per content title, the audience rating per playback position of on-demand contents (count and rating per playback point). Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. start_with (default 1) and end_with (default 100) count elements of the rating array. No sort parameters. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns, per content title, the reactions (button presses) per reaction position of on-demand contents, per button. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. start_with (default 1) and end_with (default 100) count elements of the positional array. group_per (default id) sets the grouping. No sort parameters. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "Grouping of the reactions; default id [server default id]",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set A per viewing environment (playback environment and its version), player name and player version. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. Rows: ranks start_with (default 1) to end_with (default 100) of the sorted result. Sorted by sort_key (default playback_count) in sort_order (default DESC); sort_key and sort_order are given together. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted",
+                "Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns individual viewing records, newest first (no sort parameters). Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. Rows: ranks start_with (default 1) to end_with (default 100). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set A per OS, OS version, player name and player version. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. Rows: ranks start_with (default 1) to end_with (default 100) of the sorted result. Sorted by sort_key (default playback_count) in sort_order (default DESC); sort_key and sort_order are given together. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted",
+                "Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns the number of active users per minute (hour_minute) with the counts per content title. Available only when aggregation of live-content playback is enabled for the account. Called without the Authorization header; the account is identified by login_id. With minutes (-360..-1) it returns all data available from that many minutes ago up to one minute before now; without minutes it returns only the latest available data. Sorted by sort_key (default hour_minute) in sort_order (default DESC); sort_key and sort_order are given together. Quota: subject only to the monthly limit (50,000 executions per product account); exceeding it returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "Login ID identifying the account (used instead of the Authorization header): at most 30 characters of letters, digits, hyphen and underscore, an at sign, then letters, digits, hyphen and underscore [maxLength 30, pattern ^[0-9a-zA-Z_-]+@[0-9a-zA-Z_-]+$]",
+                "Start of the period as minutes before now (-360..-1). When given, all data available from then up to one minute before now is returned; when omitted, only the latest available data [minimum -360, maximum -1, format int64]",
+                "First sort key; given together with sort_order (both or neither). Default hour_minute when both are omitted",
+                "Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set A per country, region and city. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. Rows: ranks start_with (default 1) to end_with (default 100) of the sorted result. Sorted by sort_key (default playback_count) in sort_order (default DESC); sort_key and sort_order are given together. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted",
+                "Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set A per site or app, player name and player version. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. Rows: ranks start_with (default 1) to end_with (default 100) of the sorted result. Sorted by sort_key (default playback_count) in sort_order (default DESC); sort_key and sort_order are given together. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted",
+                "Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns, per content title, the viewing situation of on-demand contents (playback rate, bitrate, subtitles, screen and playback status) with count and rating per playback position, presumably broken down by the situation field named in the path. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. start_with (default 1) and end_with (default 100) count elements of the positional array. No sort parameters. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "Presumably the situation field to break the data down by; the sample uses the name of a situation field",
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set A per content title (with its category and content type). Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. Rows: ranks start_with (default 1) to end_with (default 100) of the sorted result. Sorted by sort_key (default playback_count) in sort_order (default DESC); sort_key and sort_order are given together. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted",
+                "Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns per content title and user the played flags, played percentage and time, total stay time and the display, playback-request and play counts. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. Rows: ranks start_with (default 1) to end_with (default 100) of the sorted result. Sorted by sort_key (default content_category) in sort_order (default DESC); sort_key and sort_order are given together. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "First sort key; given together with sort_order (both or neither). Default content_category when both are omitted",
+                "Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set A without show_user_count and user_count per user. Period: start_interval (default -30) to end_interval (default -1), days relative to today, -731..0. Rows: ranks start_with (default 1) to end_with (default 100) of the sorted result. Sorted by sort_key (default playback_count) in sort_order (default DESC); sort_key and sort_order are given together. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End day of the period as days relative to today (-731..0); default -1 [minimum -731, maximum 0, format int64, server default -1]",
+                "Last rank of the sorted result to return (at least 1); default 100. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 100]",
+                "URL-encoded JSON array of filter objects, each with the keys item, condition and value (an array of strings, case-sensitive); the objects combine with AND. player_version is an allowed item. The client serialises the JSON",
+                "First sort key; given together with sort_order (both or neither). Default playback_count when both are omitted",
+                "Sort direction; given together with sort_key (both or neither). Default DESC when both are omitted",
+                "Start day of the period as days relative to today (-X days; -731..0); default -30 [minimum -731, maximum 0, format int64, server default -30]",
+                "First rank of the sorted result to return (at least 1); default 1. In the positional operations (audience rating, reaction, viewing situation) it counts elements of the positional array [minimum 1, format int64, server default 1]",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns active-user counts per time period (current operation, since 2.2.0). Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. granularity (default hourly) sets the period length. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default date_time|asc). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default date_time|asc [pattern ^[^|]+\\|(asc|desc)$, server default date_time|asc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set B per browser name, browser version, player name and player version. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default play_requested_count|desc). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc [pattern ^[^|]+\\|(asc|desc)$, server default play_requested_count|desc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set B per content category. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default play_requested_count|desc). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc [pattern ^[^|]+\\|(asc|desc)$, server default play_requested_count|desc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns the requested metrics (metric set B and complete_play_percent) broken down by the requested dimensions; each row holds only the requested fields. dimensions defaults to content_title and metrics to play_requested_count. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default play_requested_count|desc). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "Dimensions to break the data down by; default content_title. The row fields (date_time, date_minute, date_hour, date, year_month, hour_minute, year, month, day, hour, minute, content_category, content_name, content_title, user_id, os_name, browser_name, site, country, region) are the dimensions that can be returned [server default content_title]",
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Metrics to return (from metric set B; complete_play_percent is allowed); default play_requested_count [server default play_requested_count]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc [pattern ^[^|]+\\|(asc|desc)$, server default play_requested_count|desc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set B per time period. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. granularity (default hourly) sets the period length. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default date_time|asc). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default date_time|asc [pattern ^[^|]+\\|(asc|desc)$, server default date_time|asc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns the engagement of on-demand contents per playback position (count and rating per playback point). granularity (1..100, default 20) is presumably the number of positions the duration is divided into. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. No sort or paging parameters. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Presumably the number of positions the content duration is divided into (1..100); default 20 [minimum 1, maximum 100, format int64, server default 20]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns individual viewing records, newest first (no sort parameter). Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0). engagement_bitmap_granularity (1..100, default 20) is the number of positions the duration is divided into. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "Number of positions the content duration is divided into for engagement_bitmap (1..100); default 20 [minimum 1, maximum 100, format int64, server default 20]",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set B and complete_play_percent per content name (with its category and content type). complete_play_percent is the share of plays whose play ratio reached complete_play_percent_threshold percent (1..100, default 90). Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default play_requested_count|desc); the complete-play-percent key is also accepted. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "Play ratio in percent (1..100) from which a play counts as complete for complete_play_percent; default 90 [minimum 1, maximum 100, format int64, server default 90]",
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc. The complete-play-percent key is accepted [pattern ^[^|]+\\|(asc|desc)$, server default play_requested_count|desc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns per content name and user the engagement bitmap, play percentage, total play time and the player-impression, play-requested and play-started counts. engagement_bitmap_granularity (1..100, default 20) is the number of positions the duration is divided into. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default content_title|asc, as the document states). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "Number of positions the content duration is divided into for engagement_bitmap (1..100); default 20 [minimum 1, maximum 100, format int64, server default 20]",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default content_title|asc [pattern ^[^|]+\\|(asc|desc)$, server default content_title|asc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set B per OS name, OS version, player name and player version. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default play_requested_count|desc). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc [pattern ^[^|]+\\|(asc|desc)$, server default play_requested_count|desc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns the reactions (button presses) of on-demand contents per button and reaction position. granularity (1..100, default 100) is the number of position buckets. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. No sort or paging parameters. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Number of position buckets (1..100); default 100 [minimum 1, maximum 100, format int64, server default 100]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns active-user counts at second resolution for a period of at most 15 minutes: start (default 15 minutes ago) to end (default now), Japan time. With group_per (default null, no grouping; content_name is allowed) the counts are broken down and the rows also carry content_name and content_title. Sorted by sort (default date_time|desc). Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 15 minutes after start",
+                "Breaks the counts down; default null (no breakdown). content_name is allowed; with it the rows carry content_name and content_title",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default date_time|desc [pattern ^[^|]+\\|(asc|desc)$, server default date_time|desc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 15 minutes before now. The span from start to end is at most 15 minutes",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set B per country, region and city. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default play_requested_count|desc). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc [pattern ^[^|]+\\|(asc|desc)$, server default play_requested_count|desc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set B per site or app, player name and player version. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default play_requested_count|desc). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc [pattern ^[^|]+\\|(asc|desc)$, server default play_requested_count|desc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns the viewing situation of on-demand contents (playback rate, bitrate, subtitle, cast, screen type, background playback) with the rating per playback position, presumably broken down by the situation field named in the path. granularity (1..100, default 20) is presumably the number of positions the duration is divided into. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. No sort or paging parameters. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "Presumably the situation field to break the data down by; the sample uses bitrate",
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Presumably the number of positions the content duration is divided into (1..100); default 20 [minimum 1, maximum 100, format int64, server default 20]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set B and complete_play_percent per content title (with its category and content type). complete_play_percent is the share of plays whose play ratio reached complete_play_percent_threshold percent (1..100, default 90). Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default play_requested_count|desc); the complete-play-percent key is also accepted. filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "Play ratio in percent (1..100) from which a play counts as complete for complete_play_percent; default 90 [minimum 1, maximum 100, format int64, server default 90]",
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc. The complete-play-percent key is accepted [pattern ^[^|]+\\|(asc|desc)$, server default play_requested_count|desc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns per content title and user the engagement bitmap, play percentage, total play time and the player-impression, play-requested and play-started counts. engagement_bitmap_granularity (1..100, default 20) is the number of positions the duration is divided into. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default content_title|asc). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "Number of positions the content duration is divided into for engagement_bitmap (1..100); default 20 [minimum 1, maximum 100, format int64, server default 20]",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default content_title|asc [pattern ^[^|]+\\|(asc|desc)$, server default content_title|asc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Unsupported predecessor of the active-users operation (replaced in 2.2.0), kept only for existing callers; use cloud_active_users instead. Returns active-user counts per date_time: start (default 6 hours ago) to end (default now), Japan time. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default date_time|asc). With group_per (default null, no grouping; content_name is allowed) the rows also carry content_name and content_title. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "Breaks the counts down; default null (no breakdown). content_name is allowed; with it the rows carry content_name and content_title",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default date_time|asc [pattern ^[^|]+\\|(asc|desc)$, server default date_time|asc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 6 hours before now",
+            ],
+            body_template: "",
+        },
+        vidplat_core::OperationHelp {
+            description: "Returns metric set B without impression_user_count and user_count per user. Period: start (default 00:00:00 thirty days before today) to end (default now), Japan time, at most 13 months. Rows: limit (1..50000, default 100) from offset (default 0) of the sorted result. Sorted by sort (default play_requested_count|desc). filters narrows the data. Quota: 3 executions per minute, 50,000 per month, 1 concurrent (per product account); exceeding a limit returns 429. A response that takes too long returns 408: shorten the period and the number of rows, or retry later.",
+            arguments: &[
+                "End of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default the current time. At most 13 months after start",
+                "URL-encoded single JSON object. Each entry maps an item name (with its match method) to an array of string values; entries combine with AND and one item name cannot appear twice; values of one array combine with OR; values are case-sensitive. content_name is an allowed item. The client serialises the JSON",
+                "Length of the aggregation period; default hourly. Which operations take granularity is not shown, so the default is recorded in x-default, not declared, and clients send granularity only when it is set",
+                "Number of rows to return (1..50000); default 100 [minimum 1, maximum 50000, format int64, server default 100]",
+                "Start position in the sorted result (at least 0); default 0 [minimum 0, format int64, server default 0]",
+                "First sort key and direction (asc or desc) joined by a vertical bar; default play_requested_count|desc [pattern ^[^|]+\\|(asc|desc)$, server default play_requested_count|desc]",
+                "Start of the period, `yyyy-mm-dd hh:mm:ss`, Japan time; default 00:00:00 thirty days before today. A request covers at most 13 months",
+            ],
+            body_template: "",
         },
     ];
     /// Every error code the document lists (the YAML's `ErrorCode`).

@@ -1,28 +1,11 @@
-//! The command tree: each operation's `CommandSpec` (generated from the YAML,
-//! `src/generated/`) made into a clap command, beside the hand-written extras.
+//! The command tree: each row of the services' tables (`CommandSpec`) made
+//! into a clap command, beside the hand-written extras.
 
-use crate::generated::{analytics, encoder, vms};
-pub use crate::spec::{ArgSpec, BodySpec, CommandSpec, Kind, Place};
+pub use crate::spec::{commands, find, ArgSpec, CommandSpec};
 use clap::builder::{PossibleValuesParser, TypedValueParser as _, ValueParser};
 use clap::{Arg, ArgAction, Command};
 use serde_json::Value;
-use vidplat_core::Service;
-
-/// The operation commands of `service`.
-pub fn commands(service: Service) -> &'static [CommandSpec] {
-    match service {
-        Service::Encoder => encoder::COMMANDS,
-        Service::Vms => vms::COMMANDS,
-        Service::Analytics => analytics::COMMANDS,
-    }
-}
-
-/// The operation command `name` (or one of its aliases) of `service`.
-pub fn find(service: Service, name: &str) -> Option<&'static CommandSpec> {
-    commands(service)
-        .iter()
-        .find(|c| c.name == name || c.aliases.contains(&name))
-}
+use vidplat_core::{Kind, Place, Service};
 
 pub const SERVICES: [Service; 3] = [Service::Encoder, Service::Vms, Service::Analytics];
 
@@ -155,14 +138,14 @@ fn service(service: Service, about: &'static str, extras: Vec<Command>) -> Comma
         .about(about)
         .subcommand_required(true)
         .arg_required_else_help(true)
-        .subcommands(commands(service).iter().map(operation))
+        .subcommands(commands(service).map(operation))
         .subcommands(extras)
 }
 
 /// One operation's command.
-pub fn operation(spec: &'static CommandSpec) -> Command {
+pub fn operation(spec: CommandSpec) -> Command {
     let meta = spec.operation;
-    let mut long = format!("{}\n\n{} {}", spec.about, meta.method, meta.path);
+    let mut long = format!("{}\n\n{} {}", meta.summary, meta.method, meta.path);
     if meta.route_assumed {
         long.push_str(" (the route is the YAML's assumption: the documents do not show it)");
     }
@@ -172,13 +155,13 @@ pub fn operation(spec: &'static CommandSpec) -> Command {
             if meta.permission_assumed { " (assumed)" } else { "" }
         ));
     }
-    if !spec.long_about.is_empty() {
+    if !spec.help.description.is_empty() {
         long.push_str("\n\n");
-        long.push_str(spec.long_about);
+        long.push_str(spec.help.description);
     }
     // The flags every operation of its kind has, beside those of its own values.
     let mut fixed = Vec::new();
-    if let Some(body) = spec.body {
+    if let Some(body) = meta.body {
         fixed.push(
             Arg::new("body")
                 .long("body")
@@ -208,7 +191,7 @@ pub fn operation(spec: &'static CommandSpec) -> Command {
             );
         }
     }
-    if spec.list {
+    if spec.list() {
         fixed.push(
             Arg::new("all")
                 .long("all")
@@ -259,68 +242,73 @@ pub fn operation(spec: &'static CommandSpec) -> Command {
     );
     // A body member named like another flag of the command is `--body-<name>`.
     let globals = global_args();
-    let taken: Vec<&str> = globals
+    let taken: Vec<String> = globals
         .iter()
         .chain(&fixed)
         .filter_map(Arg::get_long)
-        .chain(spec.args.iter().filter(|a| a.place != Place::Body).map(|a| a.flag))
+        .map(str::to_owned)
+        .chain(
+            spec.args()
+                .filter(|a| a.argument.place != Place::Body)
+                .map(|a| a.flag()),
+        )
         .collect();
     let values: Vec<Arg> = spec
-        .args
-        .iter()
-        .map(|arg| match arg.place {
-            Place::Body if taken.contains(&arg.flag) => flag(arg, format!("body-{}", arg.flag)),
-            _ => flag(arg, arg.flag.to_owned()),
+        .args()
+        .map(|arg| match arg.argument.place {
+            Place::Body if taken.contains(&arg.flag()) => flag(arg, format!("body-{}", arg.flag())),
+            _ => flag(arg, arg.flag()),
         })
         .collect();
-    Command::new(spec.name)
-        .about(spec.about)
+    Command::new(spec.name())
+        .about(meta.summary)
         .long_about(long)
-        .visible_aliases(spec.aliases.iter().copied())
+        .visible_aliases(spec.aliases())
         .args(values)
         .args(fixed)
 }
 
-fn flag(spec: &'static ArgSpec, long: String) -> Arg {
+fn flag(spec: ArgSpec, long: String) -> Arg {
+    let argument = spec.argument;
     let mut arg = Arg::new(spec.id())
         .long(long)
         .help(spec.help)
-        .required(spec.required)
+        .required(argument.required)
         .value_name(value_name(spec));
-    if spec.repeated {
+    if argument.repeated {
         arg = arg.action(ArgAction::Append);
     }
-    if spec.key == "login_id" {
+    if argument.name == "login_id" {
         // The account's login ID: the same value the global flag and the profile give.
         arg = arg.env("VIDPLAT_LOGIN_ID");
     }
-    if spec.place == Place::Body {
+    if argument.place == Place::Body {
         arg = arg.help_heading("Body members");
     }
-    if matches!(spec.kind, Kind::Integer | Kind::Number) {
+    if matches!(argument.kind, Kind::Integer | Kind::Number) {
         // `--minutes -5` is a value, not a flag.
         arg = arg.allow_negative_numbers(true);
     }
-    arg.value_parser(parser(spec))
+    arg.value_parser(parser(argument))
 }
 
-fn value_name(spec: &ArgSpec) -> &'static str {
-    match spec.kind {
+fn value_name(spec: ArgSpec) -> &'static str {
+    match spec.argument.kind {
         Kind::Integer => "INTEGER",
         Kind::Number => "NUMBER",
         Kind::Boolean => "BOOL",
-        _ if spec.flag.ends_with("-id") || spec.flag == "id" => "ID",
+        _ if spec.flag().ends_with("-id") || spec.flag() == "id" => "ID",
         _ => "TEXT",
     }
 }
 
 /// Each flag's text becomes the JSON value of its kind; the typed builder
 /// then checks it against its type and documented bounds.
-fn parser(spec: &'static ArgSpec) -> ValueParser {
-    if !spec.values.is_empty() {
-        return ValueParser::new(PossibleValuesParser::new(spec.values).map(Value::String));
+fn parser(argument: &'static vidplat_core::Argument) -> ValueParser {
+    if !argument.values.is_empty() {
+        return ValueParser::new(PossibleValuesParser::new(argument.values).map(Value::String));
     }
-    parser_of(spec.kind)
+    parser_of(argument.kind)
 }
 
 /// Text to the JSON value of `kind`.

@@ -10,7 +10,6 @@ mod config;
 mod export;
 mod extras;
 mod failure;
-mod generated;
 mod output;
 mod progress;
 mod run;
@@ -122,7 +121,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
     let timeout = matches.get_one::<Duration>("timeout").copied();
     if let Some(spec) = find(service, command) {
         if flag(op_matches, "body-template") {
-            io.stdout.write_all(spec.body.map_or("", |b| b.template).as_bytes())?;
+            io.stdout.write_all(spec.help.body_template.as_bytes())?;
             return Ok(());
         }
         // Every value is read before a client exists: a bad one is exit 2 whatever the set-up.
@@ -141,7 +140,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             format,
             columns: columns.clone(),
             show,
-            all: spec.list && flag(op_matches, "all"),
+            all: spec.list() && flag(op_matches, "all"),
             prefetch: one::<u16>(op_matches, "prefetch").map_or(1, usize::from),
             max_items: one::<u64>(op_matches, "max-items").map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
             count_rows: io.stderr_terminal && !io.terminal,
@@ -252,7 +251,7 @@ fn takes_set(argv: &[OsString]) -> bool {
             .into_iter()
             .find(|s| s.as_str() == service)
             .and_then(|service| find(service, command))
-            .and_then(|spec| spec.body)
+            .and_then(|spec| spec.operation.body)
             .is_some_and(|body| body.json)
     })
 }

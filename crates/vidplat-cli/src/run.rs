@@ -4,7 +4,7 @@
 
 use crate::failure::Failure;
 use crate::output::{Format, RowWriter};
-use crate::spec::{CommandSpec, Kind, Place};
+use crate::spec::CommandSpec;
 use clap::ArgMatches;
 use futures::StreamExt as _;
 use serde::de::DeserializeOwned;
@@ -14,24 +14,24 @@ use std::cell::RefCell;
 use std::io::{Read, Write};
 use vidplat::pagination::Item;
 use vidplat::{Call as _, Paginate};
-use vidplat_core::{Operation, PagePosition, Paged as _};
+use vidplat_core::{Kind, Operation, PagePosition, Paged as _, Place};
 
 /// An operation command's arguments: parameters by wire name, and the body.
 #[derive(Debug, Default)]
 pub struct Args {
     params: Map<String, Value>,
-    /// Each parameter's flag, to name it in errors.
-    flags: Vec<(&'static str, &'static str)>,
+    /// Each parameter's name and flag, to name it in errors.
+    flags: Vec<(&'static str, String)>,
     body: Option<Value>,
     raw_body: Option<Vec<u8>>,
 }
 
 impl Args {
     /// The arguments of `spec`'s command: flags, then `--body`, body member flags and `--set`.
-    pub fn from_matches(spec: &CommandSpec, matches: &ArgMatches, stdin: &mut dyn Read) -> Result<Self, Failure> {
+    pub fn from_matches(spec: CommandSpec, matches: &ArgMatches, stdin: &mut dyn Read) -> Result<Self, Failure> {
         let mut args = Args::default();
         let mut members = Map::new();
-        for arg in spec.args {
+        for arg in spec.args() {
             let values: Vec<Value> = matches
                 .get_many::<Value>(&arg.id())
                 .map(|v| v.cloned().collect())
@@ -39,22 +39,25 @@ impl Args {
             if values.is_empty() {
                 continue;
             }
-            let value = if arg.repeated {
+            let argument = arg.argument;
+            let value = if argument.repeated {
                 Value::Array(values)
             } else {
                 values.into_iter().next().unwrap_or(Value::Null)
             };
-            match arg.place {
+            match argument.place {
                 Place::Body => {
-                    members.insert(arg.key.to_owned(), value);
+                    members.insert(argument.name.to_owned(), value);
                 }
                 Place::Path | Place::Query | Place::Header => {
-                    args.flags.push((arg.key, arg.flag));
-                    args.params.insert(arg.key.to_owned(), value);
+                    args.flags.push((argument.name, arg.flag()));
+                    args.params.insert(argument.name.to_owned(), value);
                 }
             }
         }
-        let Some(body) = spec.body else { return Ok(args) };
+        let Some(body) = spec.operation.body else {
+            return Ok(args);
+        };
         let source = matches
             .get_one::<String>("body")
             .map(|s| read_source(s, stdin))

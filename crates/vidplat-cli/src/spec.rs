@@ -1,86 +1,89 @@
-//! What an operation command is made of: its flags and body (the generated
-//! `COMMANDS` of each service are written in these types; `command.rs` makes
-//! clap commands of them, `run.rs` reads the parsed values back).
+//! An operation command as the table describes it: its row
+//! (`operations::ALL`) and the words of its help (`operations::HELP`, the
+//! client crates' `help` feature). `command.rs` makes clap commands of
+//! them, `run.rs` reads the parsed values back. Nothing here is generated.
 
-use vidplat_core::OperationMeta;
+use vidplat_core::{Argument, OperationHelp, OperationMeta, Place, Service};
 
-/// Where a flag's value goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Place {
-    /// A path parameter.
-    Path,
-    /// A query parameter.
-    Query,
-    /// A header.
-    Header,
-    /// A top-level member of the JSON body.
-    Body,
-}
-
-/// A value's JSON kind, as the YAML gives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    String,
-    Integer,
-    Number,
-    Boolean,
-    Array,
-    Object,
-}
-
-/// One flag of an operation command.
-#[derive(Debug)]
-pub struct ArgSpec {
-    /// The long flag, without `--` (a body member's gets `body-` before it where another flag has its name).
-    pub flag: &'static str,
-    /// The parameter's argument name (its builder setter's, as
-    /// `vidplat_core::Args` keys it), or the body member's name.
-    pub key: &'static str,
-    pub place: Place,
-    /// The kind of the value (of each element, for a list).
-    pub kind: Kind,
-    /// A list: the flag repeats.
-    pub repeated: bool,
-    pub required: bool,
-    pub help: &'static str,
-    /// The values the YAML enumerates (none: any value of the kind).
-    pub values: &'static [&'static str],
-}
-
-impl ArgSpec {
-    /// The argument's id in clap's matches: a body member's never meets a flag of the same name.
-    pub fn id(&self) -> String {
-        match self.place {
-            Place::Body => format!("body.{}", self.key),
-            Place::Path | Place::Query | Place::Header => self.flag.to_owned(),
-        }
-    }
-}
-
-/// An operation's request body.
-#[derive(Debug)]
-pub struct BodySpec {
-    /// JSON (else sent as it is, from `--body @file`).
-    pub json: bool,
-    /// Every member as `a.b[].c`, with its kind: what `--set` may set.
-    pub members: &'static [(&'static str, Kind)],
-    /// `--body-template`'s output.
-    pub template: &'static str,
-}
-
-/// One operation command.
-#[derive(Debug)]
+/// One operation command: a row of its service's table and its help.
+#[derive(Clone, Copy, Debug)]
 pub struct CommandSpec {
     /// The operation's row of its service's table.
     pub operation: &'static OperationMeta,
+    /// Its help, written beside the row.
+    pub help: &'static OperationHelp,
+}
+
+/// The operation commands of `service`, in the YAML's order.
+pub fn commands(service: Service) -> impl Iterator<Item = CommandSpec> {
+    let (rows, help): (&'static [OperationMeta], &'static [OperationHelp]) = match service {
+        Service::Encoder => (&vidplat::encoder::operations::ALL, &vidplat::encoder::operations::HELP),
+        Service::Vms => (&vidplat::vms::operations::ALL, &vidplat::vms::operations::HELP),
+        Service::Analytics => (
+            &vidplat::analytics::operations::ALL,
+            &vidplat::analytics::operations::HELP,
+        ),
+    };
+    rows.iter()
+        .zip(help)
+        .map(|(operation, help)| CommandSpec { operation, help })
+}
+
+/// The operation command `name` (or one of its aliases) of `service`.
+pub fn find(service: Service, name: &str) -> Option<CommandSpec> {
+    commands(service).find(|c| c.name() == name || c.aliases().any(|alias| alias == name))
+}
+
+/// `list_tasks` → `list-tasks`: a command's name, and a flag's.
+pub fn kebab(id: &str) -> String {
+    id.trim_end_matches('_').replace('_', "-")
+}
+
+impl CommandSpec {
     /// The command's name: the operation ID in kebab-case.
-    pub name: &'static str,
-    /// Other documented names of the same request (`x-aliases`).
-    pub aliases: &'static [&'static str],
-    pub about: &'static str,
-    pub long_about: &'static str,
-    pub args: &'static [ArgSpec],
-    pub body: Option<&'static BodySpec>,
+    pub fn name(&self) -> String {
+        kebab(self.operation.id)
+    }
+
+    /// Other documented names of the same request (`x-aliases`), in kebab-case.
+    pub fn aliases(&self) -> impl Iterator<Item = String> {
+        self.operation.aliases.iter().map(|alias| kebab(alias))
+    }
+
+    /// Each argument with its help line.
+    pub fn args(&self) -> impl Iterator<Item = ArgSpec> {
+        self.operation
+            .arguments
+            .iter()
+            .zip(self.help.arguments)
+            .map(|(argument, help)| ArgSpec { argument, help })
+    }
+
     /// A list with a paging style: `--all`, `--prefetch`, `--max-items`.
-    pub list: bool,
+    pub fn list(&self) -> bool {
+        self.operation.paging.is_some()
+    }
+}
+
+/// One flag of an operation command: an argument and its help line.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgSpec {
+    pub argument: &'static Argument,
+    pub help: &'static str,
+}
+
+impl ArgSpec {
+    /// The long flag, without `--` (a body member's gets `body-` before it
+    /// where another flag of the command has its name: `command.rs`).
+    pub fn flag(&self) -> String {
+        kebab(self.argument.name)
+    }
+
+    /// The argument's id in clap's matches: a body member's never meets a flag of the same name.
+    pub fn id(&self) -> String {
+        match self.argument.place {
+            Place::Body => format!("body.{}", self.argument.name),
+            Place::Path | Place::Query | Place::Header => self.flag(),
+        }
+    }
 }

@@ -535,9 +535,9 @@ fn every_command_has_its_help_in_a_snapshot() {
     for service in vidplat_cli::command::SERVICES {
         for spec in vidplat_cli::command::commands(service) {
             assert!(
-                listing.contains(&format!("## vidplat {service} {}\n", spec.name)),
+                listing.contains(&format!("## vidplat {service} {}\n", spec.name())),
                 "{}",
-                spec.name
+                spec.name()
             );
         }
     }

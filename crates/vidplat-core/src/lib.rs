@@ -58,7 +58,9 @@ pub use runtime::Runtime;
 pub use secrecy::{ExposeSecret, SecretString};
 pub use setter::{IntoOptional, IntoValue, Refusal, MISSING};
 pub use stream::RowReceiver;
-pub use table::{Method, OperationMeta, Reading, Routed, Service, ServiceTable};
+pub use table::{
+    Argument, Kind, Method, OperationHelp, OperationMeta, Place, Reading, RequestBody, Routed, Service, ServiceTable,
+};
 pub use time::humanized;
 pub use time::{japan_offset, Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};
 pub use timeout::{TimeoutKind, Timeouts, DEFAULT_IDLE_BODY_TIMEOUT};

@@ -31,8 +31,11 @@ pub trait Operation: Sized + Send {
 /// A list operation's builder that can ask for any page. The generator
 /// implements it from each operation's `x-paging`; paginators use it.
 pub trait Paginated: Operation<Success: Paged> + Clone {
-    /// How the operation pages.
-    const STYLE: PagingStyle;
+    /// How the operation pages: its row's `paging` column.
+    const STYLE: PagingStyle = match Self::META.paging {
+        Some(style) => style,
+        None => panic!("a paginated operation's row names its paging style"),
+    };
 
     /// The first page to ask for: where the caller's builder starts (its
     /// `page`, `offset` or `start_with..=end_with`), else the first row.

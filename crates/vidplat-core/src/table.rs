@@ -108,6 +108,81 @@ pub enum Reading {
     WhileArriving,
 }
 
+/// Where an argument of an operation goes on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Place {
+    /// A path parameter.
+    Path,
+    /// A query parameter.
+    Query,
+    /// A header.
+    Header,
+    /// A top-level member of the JSON body.
+    Body,
+}
+
+/// A value's JSON kind, as the YAML gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A string (any `format`).
+    String,
+    /// An integer.
+    Integer,
+    /// A number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// A list.
+    Array,
+    /// An object.
+    Object,
+}
+
+/// One argument of an operation: a parameter, or a top-level member of its
+/// JSON body that is a scalar or a list of scalars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Argument {
+    /// Its name among the operation's arguments (the builder's setter; the
+    /// member's name for a body member): how [`crate::Args`] keys it.
+    pub name: &'static str,
+    /// Its name on the wire (`task-id`, `X-Login-Id`, a member's name).
+    pub wire: &'static str,
+    /// Where it goes.
+    pub place: Place,
+    /// The kind of its value (of each element, for a list).
+    pub kind: Kind,
+    /// A list of values.
+    pub repeated: bool,
+    /// The YAML requires it (a body member never is: the body may come whole).
+    pub required: bool,
+    /// The values the YAML enumerates (none: any value of the kind).
+    pub values: &'static [&'static str],
+}
+
+/// An operation's request body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestBody {
+    /// JSON (else sent as it is: bytes or a stream).
+    pub json: bool,
+    /// Every member as `a.b[].c`, with its kind.
+    pub members: &'static [(&'static str, Kind)],
+}
+
+/// The words about an operation that only a reader showing help needs: the
+/// client crates write them (`operations::HELP`, one per row of `ALL`, in the
+/// same order) with their `help` feature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperationHelp {
+    /// The YAML's description of the operation.
+    pub description: &'static str,
+    /// One line per argument, in the order of [`OperationMeta::arguments`]:
+    /// its description's first paragraph, then its rules and default.
+    pub arguments: &'static [&'static str],
+    /// A body with every member, its rule and what the documents do not show
+    /// (empty when the operation has no body).
+    pub body_template: &'static str,
+}
+
 /// One operation, as the YAML describes it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OperationMeta {
@@ -142,6 +217,15 @@ pub struct OperationMeta {
     pub success_statuses: &'static [std::ops::RangeInclusive<u16>],
     /// How the success body is read.
     pub reading: Reading,
+    /// How a list pages (the YAML's `x-paging`); `None` for an operation that does not.
+    pub paging: Option<crate::PagingStyle>,
+    /// Other documented names of the same request (the YAML's `x-aliases`), as operation IDs.
+    pub aliases: &'static [&'static str],
+    /// The parameters, then the body's top-level members a flag or a row
+    /// column can give alone (scalars and lists of scalars), in that order.
+    pub arguments: &'static [Argument],
+    /// The request body, when the operation has one.
+    pub body: Option<RequestBody>,
 }
 
 impl OperationMeta {
@@ -229,6 +313,10 @@ mod routing_tests {
             success_members: &[],
             success_statuses: &[],
             reading: Reading::Whole,
+            paging: None,
+            aliases: &[],
+            arguments: &[],
+            body: None,
         }
     }
 

@@ -26,6 +26,10 @@ const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMe
         success_members: &["id", "status"],
         success_statuses: &[200..=200],
         reading: Reading::Whole,
+        paging: None,
+        aliases: &[],
+        arguments: &[],
+        body: None,
     }
 }
 

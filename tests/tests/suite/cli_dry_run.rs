@@ -3,7 +3,8 @@
 //! the wire snapshots (`generated_requests__requests_*.snap`) hold for it.
 
 use serde_json::Value;
-use vidplat_cli::command::{find, Place};
+use vidplat_cli::command::find;
+use vidplat_core::Place;
 use vidplat_core::Service;
 use vidplat_tests::load_spec;
 use vidplat_tests::samples::operation_arguments;
@@ -74,7 +75,7 @@ async fn every_operation_dry_runs_to_its_wire_snapshot() {
                 .unwrap_or_else(|| panic!("{id} in the YAML"));
             let command = find(service, &id.replace('_', "-")).unwrap_or_else(|| panic!("{id} has a command"));
             let (args, _) = operation_arguments(&spec, path, op);
-            let mut argv: Vec<String> = ["vidplat", service.as_str(), command.name, "--dry-run"]
+            let mut argv: Vec<String> = ["vidplat", service.as_str(), &command.name(), "--dry-run"]
                 .map(String::from)
                 .to_vec();
             for flag in ["--encoder-url", "--vms-url", "--analytics-url"] {
@@ -84,7 +85,7 @@ async fn every_operation_dry_runs_to_its_wire_snapshot() {
             for (key, value) in &args.0 {
                 if key == "body" {
                     let file = dir.join(format!("{id}.body"));
-                    let bytes = match (command.body.map(|b| b.json), value) {
+                    let bytes = match (command.operation.body.map(|b| b.json), value) {
                         (Some(false), Value::String(raw)) => raw.clone().into_bytes(),
                         _ => serde_json::to_vec(value).expect("JSON"),
                     };
@@ -93,9 +94,8 @@ async fn every_operation_dry_runs_to_its_wire_snapshot() {
                     continue;
                 }
                 let arg = command
-                    .args
-                    .iter()
-                    .find(|a| a.place != Place::Body && a.key.replace('-', "_") == *key)
+                    .args()
+                    .find(|a| a.argument.place != Place::Body && a.argument.name.replace('-', "_") == *key)
                     .unwrap_or_else(|| panic!("{id}: a flag for `{key}`"));
                 let values = match value {
                     Value::Array(items) => items.clone(),
@@ -106,7 +106,7 @@ async fn every_operation_dry_runs_to_its_wire_snapshot() {
                         Value::String(s) => s,
                         other => other.to_string(),
                     };
-                    argv.push(format!("--{}={text}", arg.flag));
+                    argv.push(format!("--{}={text}", arg.flag()));
                 }
             }
             let (code, stdout, stderr) = dry_run(argv.clone()).await;

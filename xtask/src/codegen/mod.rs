@@ -13,14 +13,16 @@
 //! 4. whole items are generated from the YAML and the model: the open
 //!    enums, `Paged` and the setter conversions, the client and its
 //!    builders (`builders`), paging, the operation table, the aliases;
-//! 5. the test driver, the command line's commands and the operation index
-//!    are written from the model.
+//! 5. the test driver, the kit's markers and the operation index are
+//!    written from the model. The command line has no generated file: it
+//!    builds its commands from the table (`operations::ALL`, and `HELP` with
+//!    the client crates' `help` feature).
 
 mod aliases;
 mod builders;
 mod builders_feature;
-mod cli;
 mod conversions;
+mod describe;
 mod driver;
 mod enums;
 mod expect;
@@ -88,12 +90,6 @@ pub fn run(check: bool) -> Result<()> {
             ),
             (
                 repo_root()
-                    .join("crates/vidplat-cli/src/generated")
-                    .join(format!("{}.rs", service.name)),
-                generated.commands,
-            ),
-            (
-                repo_root()
                     .join("crates/vidplat-test/src/generated")
                     .join(format!("{}.rs", service.name)),
                 generated.mocks,
@@ -134,8 +130,6 @@ pub struct Generated {
     pub client: String,
     /// `tests/src/generated/<service>.rs`.
     pub driver: String,
-    /// `crates/vidplat-cli/src/generated/<service>.rs`.
-    pub commands: String,
     /// `crates/vidplat-export/src/generated.rs` (analytics only).
     pub exports: Option<String>,
     /// `crates/vidplat-test/src/generated/<service>.rs`.
@@ -202,7 +196,6 @@ pub fn generate(service: &Service) -> Result<Generated> {
         _ => None,
     };
     let driver = driver::render(service, &spec)?;
-    let commands = cli::render(service, &spec, &operations)?;
     let mocks = mock::render(service, &spec, &operations)?;
     let rows = index::rows(service.name, &operations, &spec);
     let header = format!(
@@ -215,7 +208,6 @@ pub fn generate(service: &Service) -> Result<Generated> {
     Ok(Generated {
         client: header + &prettyplease::unparse(&file),
         driver,
-        commands,
         exports,
         mocks,
         rows,

@@ -5,6 +5,7 @@
 use crate::codegen::model::Operation;
 use crate::codegen::syntax::{first_generic, is_named};
 use anyhow::{bail, Context, Result};
+use proc_macro2::TokenStream;
 use quote::quote;
 
 /// The query parameters that move through a list.
@@ -41,16 +42,11 @@ pub fn paginated_impls(operations: &[Operation]) -> Result<Vec<syn::Item>> {
         let style = paging["style"]
             .as_str()
             .with_context(|| format!("{id}: x-paging.style"))?;
-        let (variant, first, at) = match style {
+        let (first, at) = match style {
             "last_page" | "truncated" => {
                 let page = param("page")?;
                 param("size")?;
                 (
-                    if style == "last_page" {
-                        quote!(LastPage)
-                    } else {
-                        quote!(Truncated)
-                    },
                     quote!(::vidplat_core::__private::first_number(
                         ::vidplat_core::__private::paging_field(&self.#page)
                     )),
@@ -60,7 +56,6 @@ pub fn paginated_impls(operations: &[Operation]) -> Result<Vec<syn::Item>> {
             "rank_windows" => {
                 let (start, end) = (param("start")?, param("end")?);
                 (
-                    quote!(RankWindows),
                     quote!(::vidplat_core::__private::first_ranks(
                         ::vidplat_core::__private::paging_field(&self.#start),
                         ::vidplat_core::__private::paging_field(&self.#end),
@@ -72,7 +67,6 @@ pub fn paginated_impls(operations: &[Operation]) -> Result<Vec<syn::Item>> {
                 let offset = param("offset")?;
                 param("size")?;
                 (
-                    quote!(OffsetLimit),
                     quote!(::vidplat_core::PagePosition::Offset(
                         ::vidplat_core::__private::paging_field(&self.#offset).unwrap_or(0)
                     )),
@@ -84,7 +78,6 @@ pub fn paginated_impls(operations: &[Operation]) -> Result<Vec<syn::Item>> {
         let name = &op.builder;
         impls.push(syn::parse2(quote! {
             impl<'a> ::vidplat_core::Paginated for #name<'a> {
-                const STYLE: ::vidplat_core::PagingStyle = ::vidplat_core::PagingStyle::#variant;
                 fn first(&self) -> ::vidplat_core::PagePosition {
                     #first
                 }
@@ -134,4 +127,20 @@ pub fn paged_impls(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
         })?);
     }
     Ok(impls)
+}
+
+/// The `vidplat_core::PagingStyle` of an operation's `x-paging` (the table's
+/// `paging` column; `Paginated::STYLE` reads it there), `None` without one.
+pub fn style(op: &Operation) -> Result<TokenStream> {
+    if op.paging.is_null() {
+        return Ok(quote!(None));
+    }
+    let variant = match op.paging["style"].as_str() {
+        Some("last_page") => quote!(LastPage),
+        Some("truncated") => quote!(Truncated),
+        Some("rank_windows") => quote!(RankWindows),
+        Some("offset_limit") => quote!(OffsetLimit),
+        other => bail!("{}: unknown x-paging.style {other:?}", op.id),
+    };
+    Ok(quote!(Some(vidplat_core::PagingStyle::#variant)))
 }

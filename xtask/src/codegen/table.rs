@@ -4,7 +4,9 @@
 //! statuses, how its body is read), plus the service's error codes and secret
 //! members. The one list of operations.
 
+use crate::codegen::describe::describe;
 use crate::codegen::model::Operation;
+use crate::codegen::paging;
 use crate::codegen::spec::{checks_of, secret_members, success_members};
 use crate::services::Service;
 use anyhow::{bail, Context, Result};
@@ -16,6 +18,7 @@ use std::collections::BTreeSet;
 pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Result<syn::Item> {
     let global_auth = spec["security"].as_array().is_some_and(|s| !s.is_empty());
     let mut rows = Vec::new();
+    let mut helps = Vec::new();
     for op in operations {
         let yaml = &spec["paths"][&op.path][op.method.to_ascii_lowercase()];
         let id = &op.id;
@@ -60,6 +63,10 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
         let success_members = success_members(spec, yaml);
         let statuses = op.success_statuses.iter().map(|(from, to)| quote!(#from..=#to));
         let reading = format_ident!("{}", op.reading.variant());
+        let paging = paging::style(op)?;
+        let described = describe(spec, op)?;
+        let (aliases, arguments, body) = (&described.aliases, &described.arguments, &described.body);
+        helps.push(described.help);
         rows.push(quote! {
             vidplat_core::OperationMeta {
                 id: #id,
@@ -75,6 +82,10 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 success_members: &[#(#success_members),*],
                 success_statuses: &[#(#statuses),*],
                 reading: vidplat_core::Reading::#reading,
+                paging: #paging,
+                aliases: &[#(#aliases),*],
+                arguments: &[#(#arguments),*],
+                body: #body,
             }
         });
     }
@@ -107,6 +118,10 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             /// One row per operation, in the YAML's order (each builder's
             /// `vidplat_core::Operation::META` is its row).
             pub static ALL: [vidplat_core::OperationMeta; #count] = [#(#rows),*];
+            /// The words about each operation a reader showing help needs, one
+            /// per row of [`ALL`], in its order.
+            #[cfg(feature = "help")]
+            pub static HELP: [vidplat_core::OperationHelp; #count] = [#(#helps),*];
             /// Every error code the document lists (the YAML's `ErrorCode`).
             pub const ERROR_CODES: &[&str] = &[#(#error_codes),*];
             /// Members marked `x-secret: true` in the YAML: never printed.

@@ -475,6 +475,10 @@ mod tests {
         success_members: &[],
         success_statuses: &[200..=200],
         reading: crate::table::Reading::WhileArriving,
+        paging: None,
+        aliases: &[],
+        arguments: &[],
+        body: None,
     };
     const REALTIME: OperationMeta = OperationMeta {
         id: "basic_realtime_user_counts",

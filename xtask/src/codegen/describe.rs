@@ -1,15 +1,14 @@
-//! `crates/vidplat-cli/src/generated/<service>.rs`: the command line's
-//! commands for one service, written from the same model as the client's
-//! builders. Each operation becomes a `CommandSpec` (its name, help, flags
-//! and body members, read by the CLI to build its clap commands). The parsed
-//! arguments become the builder through the client crate's
-//! `builder::visit` (`run.rs`), not through code written here per operation.
+//! What the table says of an operation's request beyond its route: its
+//! arguments (parameters and the body's top-level scalar members), its body's
+//! members and its aliases, and, for the `help` feature of the client crates,
+//! the words a reader showing help needs (descriptions, rules, the body
+//! template). Every reader of arguments (the command line, the test driver,
+//! bulk rows) reads these rows; none has its own emitter.
 
 use crate::bounds::resolve;
 use crate::codegen::builders::argument_name;
 use crate::codegen::model::{Body, Location, Operation};
 use crate::codegen::spec::parameters;
-use crate::services::Service;
 use anyhow::{Context, Result};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -19,130 +18,127 @@ use std::collections::BTreeSet;
 /// How deep the body template and member list follow nested objects.
 const MAX_DEPTH: usize = 8;
 
-pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Result<String> {
-    let krate = format_ident!("{}", service.crate_dir.replace('-', "_"));
-    let mut specs = Vec::new();
-    for op in operations {
-        let yaml = &spec["paths"][&op.path][op.method.to_lowercase()];
-        let name = kebab(&op.id);
-        let summary = yaml["summary"].as_str().unwrap_or(&op.id).to_owned();
-        let description = yaml["description"].as_str().unwrap_or_default().trim().to_owned();
-        let aliases: Vec<String> = yaml["x-aliases"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|a| a["operationId"].as_str().map(kebab))
-            .collect();
-        let yaml_params = parameters(spec, &op.path, yaml);
-        let mut args = Vec::new();
-        for param in &op.params {
-            let yaml_param = yaml_params
-                .iter()
-                .find(|p| p["name"].as_str() == Some(param.name.as_str()))
-                .with_context(|| format!("{}: parameter {}", op.id, param.name))?;
-            let flag = param.field.to_string().trim_end_matches('_').replace('_', "-");
-            let schema = merged(spec, &yaml_param["schema"]);
-            let place = match param.location {
-                Location::Path => quote!(Path),
-                Location::Query { .. } => quote!(Query),
-                Location::Header => quote!(Header),
-            };
-            let help = help_text(
-                yaml_param["description"]
-                    .as_str()
-                    .or(schema.get("description").and_then(Value::as_str)),
-                spec,
-                &schema,
-            );
-            args.push(arg_spec(
-                spec,
-                &flag,
-                &argument_name(&param.field),
-                place,
-                &schema,
-                !param.optional,
-                &help,
-            ));
-        }
-        let body = match &op.body {
-            Some(Body::Json { .. }) => {
-                let schema = &yaml["requestBody"]["content"]["application/json"]["schema"];
-                let object = merged(spec, schema);
-                for (member, property) in object
-                    .get("properties")
-                    .and_then(Value::as_object)
-                    .into_iter()
-                    .flatten()
-                {
-                    let property = merged(spec, property);
-                    // Scalars, and lists of scalars (a repeated flag: `--presets 3 --presets 7`).
-                    let items = property
-                        .get("items")
-                        .filter(|_| property.get("type").and_then(Value::as_str) == Some("array"))
-                        .map(|items| merged(spec, items));
-                    if !is_scalar(&property) && !items.as_ref().is_some_and(is_scalar) {
-                        continue;
-                    }
-                    // A name another flag of the command has becomes `--body-<name>` (command.rs).
-                    let flag = kebab(member);
-                    let help = help_text(property.get("description").and_then(Value::as_str), spec, &property);
-                    // Never required as a flag: the body may come whole from `--body`.
-                    args.push(arg_spec(spec, &flag, member, quote!(Body), &property, false, &help));
-                }
-                let mut members = Vec::new();
-                collect_members(spec, schema, "", &mut members, 0, &mut BTreeSet::new());
-                let members = members.iter().map(|(path, kind)| {
-                    let kind = format_ident!("{kind}");
-                    quote!((#path, Kind::#kind))
-                });
-                let title = schema["$ref"]
-                    .as_str()
-                    .and_then(|r| r.rsplit('/').next())
-                    .unwrap_or("body");
-                let template = format!(
-                    "# {name}: the request body ({title}). Every member, with its type, its rule and what the\n\
-                     # documents do not show; delete what you do not send, then `--body @file.yaml`.\n{}",
-                    template(spec, schema)
-                );
-                quote!(Some(&BodySpec { json: true, members: &[#(#members),*], template: #template }))
-            }
-            Some(Body::Raw { content_type }) => {
-                let template = format!("# {name}: the request body is sent as it is ({content_type}).\n");
-                quote!(Some(&BodySpec { json: false, members: &[], template: #template }))
-            }
-            None => quote!(None),
-        };
-        let list = !op.paging.is_null();
-        let index = op.index;
-        specs.push(quote! {
-            CommandSpec {
-                operation: &#krate::operations::ALL[#index],
-                name: #name,
-                aliases: &[#(#aliases),*],
-                about: #summary,
-                long_about: #description,
-                args: &[#(#args),*],
-                body: #body,
-                list: #list,
-            }
-        });
-    }
-    let module = format_ident!("{}", service.name);
-    let body_spec = operations.iter().any(|op| op.body.is_some()).then(|| quote!(BodySpec,));
-    let file = quote! {
-        use crate::spec::{ArgSpec, #body_spec CommandSpec, Kind, Place};
-        use vidplat::#module as #krate;
+/// One operation's request, as the table's columns and its help.
+pub struct Described {
+    /// `vidplat_core::Argument` rows.
+    pub arguments: Vec<TokenStream>,
+    /// `Option<vidplat_core::RequestBody>`.
+    pub body: TokenStream,
+    /// The YAML's `x-aliases`, as operation IDs.
+    pub aliases: Vec<String>,
+    /// `vidplat_core::OperationHelp`.
+    pub help: TokenStream,
+}
 
-        /// Every operation of the service, in the YAML's order.
-        pub static COMMANDS: &[CommandSpec] = &[#(#specs),*];
+pub fn describe(spec: &Value, op: &Operation) -> Result<Described> {
+    let yaml = &spec["paths"][&op.path][op.method.to_lowercase()];
+    let name = kebab(&op.id);
+    let description = yaml["description"].as_str().unwrap_or_default().trim().to_owned();
+    let aliases: Vec<String> = yaml["x-aliases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a["operationId"].as_str().map(str::to_owned))
+        .collect();
+    let yaml_params = parameters(spec, &op.path, yaml);
+    let mut arguments = Vec::new();
+    let mut helps = Vec::new();
+    for param in &op.params {
+        let yaml_param = yaml_params
+            .iter()
+            .find(|p| p["name"].as_str() == Some(param.name.as_str()))
+            .with_context(|| format!("{}: parameter {}", op.id, param.name))?;
+        let schema = merged(spec, &yaml_param["schema"]);
+        let place = match param.location {
+            Location::Path => quote!(Path),
+            Location::Query { .. } => quote!(Query),
+            Location::Header => quote!(Header),
+        };
+        helps.push(help_text(
+            yaml_param["description"]
+                .as_str()
+                .or(schema.get("description").and_then(Value::as_str)),
+            spec,
+            &schema,
+        ));
+        arguments.push(argument(
+            spec,
+            &argument_name(&param.field),
+            &param.name,
+            place,
+            &schema,
+            !param.optional,
+        ));
+    }
+    let (body, template) = match &op.body {
+        Some(Body::Json { .. }) => {
+            let schema = &yaml["requestBody"]["content"]["application/json"]["schema"];
+            let object = merged(spec, schema);
+            for (member, property) in object
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let property = merged(spec, property);
+                // Scalars, and lists of scalars (a repeated flag: `--presets 3 --presets 7`).
+                let items = property
+                    .get("items")
+                    .filter(|_| property.get("type").and_then(Value::as_str) == Some("array"))
+                    .map(|items| merged(spec, items));
+                if !is_scalar(&property) && !items.as_ref().is_some_and(is_scalar) {
+                    continue;
+                }
+                helps.push(help_text(
+                    property.get("description").and_then(Value::as_str),
+                    spec,
+                    &property,
+                ));
+                // Never required alone: the body may come whole.
+                arguments.push(argument(spec, member, member, quote!(Body), &property, false));
+            }
+            let mut members = Vec::new();
+            collect_members(spec, schema, "", &mut members, 0, &mut BTreeSet::new());
+            let members = members.iter().map(|(path, kind)| {
+                let kind = format_ident!("{kind}");
+                quote!((#path, vidplat_core::Kind::#kind))
+            });
+            let title = schema["$ref"]
+                .as_str()
+                .and_then(|r| r.rsplit('/').next())
+                .unwrap_or("body");
+            let template = format!(
+                "# {name}: the request body ({title}). Every member, with its type, its rule and what the\n\
+                 # documents do not show; delete what you do not send, then `--body @file.yaml`.\n{}",
+                template(spec, schema)
+            );
+            (
+                quote!(Some(vidplat_core::RequestBody { json: true, members: &[#(#members),*] })),
+                template,
+            )
+        }
+        Some(Body::Raw { content_type }) => (
+            quote!(Some(vidplat_core::RequestBody {
+                json: false,
+                members: &[]
+            })),
+            format!("# {name}: the request body is sent as it is ({content_type}).\n"),
+        ),
+        None => (quote!(None), String::new()),
     };
-    let file: syn::File = syn::parse2(file)?;
-    Ok(format!(
-        "// @generated by `cargo xtask codegen` from openapi/{}.yaml and the client generated from it.\n\
-         // Do not edit: change the YAML or xtask/src/codegen/cli.rs and run `cargo xtask codegen`.\n\n{}",
-        service.name,
-        prettyplease::unparse(&file)
-    ))
+    let help = quote! {
+        vidplat_core::OperationHelp {
+            description: #description,
+            arguments: &[#(#helps),*],
+            body_template: #template,
+        }
+    };
+    Ok(Described {
+        arguments,
+        body,
+        aliases,
+        help,
+    })
 }
 
 /// `list_tasks` → `list-tasks`.
@@ -184,15 +180,14 @@ fn is_scalar(schema: &Map<String, Value>) -> bool {
     matches!(kind_of(schema), "Integer" | "Number" | "Boolean" | "String")
 }
 
-/// One flag's `ArgSpec`: its kind, whether it repeats (a list), its enum values and help.
-fn arg_spec(
+/// One `vidplat_core::Argument`: its kind, whether it is a list, its enum values.
+fn argument(
     spec: &Value,
-    flag: &str,
-    key: &str,
+    name: &str,
+    wire: &str,
     place: TokenStream,
     schema: &Map<String, Value>,
     required: bool,
-    help: &str,
 ) -> TokenStream {
     let (element, repeated) = match schema.get("type").and_then(Value::as_str) {
         Some("array") => (merged(spec, schema.get("items").unwrap_or(&Value::Null)), true),
@@ -207,14 +202,13 @@ fn arg_spec(
         .filter_map(Value::as_str)
         .collect();
     quote! {
-        ArgSpec {
-            flag: #flag,
-            key: #key,
-            place: Place::#place,
-            kind: Kind::#kind,
+        vidplat_core::Argument {
+            name: #name,
+            wire: #wire,
+            place: vidplat_core::Place::#place,
+            kind: vidplat_core::Kind::#kind,
             repeated: #repeated,
             required: #required,
-            help: #help,
             values: &[#(#values),*],
         }
     }
