@@ -38303,6 +38303,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -38411,6 +38413,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -38537,6 +38541,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -38654,6 +38660,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -38744,6 +38752,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -38843,6 +38853,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -38951,6 +38963,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -39041,6 +39055,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -39137,6 +39153,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[408..=408, 429..=429, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -39218,6 +39236,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -39326,6 +39346,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -39434,6 +39456,15 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[
+                401..=401,
+                404..=404,
+                408..=408,
+                429..=429,
+                400..=499,
+                500..=599,
+            ],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -39533,6 +39564,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -39641,6 +39674,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -39749,6 +39784,8 @@ pub mod operations {
             success_members: &["data", "golden", "truncated", "unsampled"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::RankWindows),
             aliases: &[],
             arguments: &[
@@ -39845,6 +39882,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -39941,6 +39980,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -40037,6 +40078,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -40133,6 +40176,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -40247,6 +40292,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -40339,6 +40386,8 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -40416,6 +40465,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -40511,6 +40562,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -40624,6 +40677,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -40729,6 +40784,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -40821,6 +40878,8 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -40877,6 +40936,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -40946,6 +41007,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -41042,6 +41105,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -41134,6 +41199,15 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[
+                401..=401,
+                404..=404,
+                408..=408,
+                429..=429,
+                400..=499,
+                500..=599,
+            ],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -41220,6 +41294,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -41333,6 +41409,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -41438,6 +41516,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -41525,6 +41605,8 @@ pub mod operations {
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::WhileArriving,
+            success_checks: &[],
+            error_statuses: &[401..=401, 408..=408, 429..=429, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::OffsetLimit),
             aliases: &[],
             arguments: &[
@@ -42039,6 +42121,11 @@ pub mod operations {
         "TOO_MANY_REQUESTS",
         "UNKNOWN_ERROR",
     ];
+    /// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`).
+    pub const CODE_STATUSES: &[(&str, u16)] = &[
+        ("REQUEST_UNAUTHORIZED", 401),
+        ("TOO_MANY_REQUESTS", 429),
+    ];
     /// Members marked `x-secret: true` in the YAML: never printed.
     pub const SECRET_MEMBERS: &[&str] = &[];
     /// All of the above, for `vidplat_core::Runtime::builder`.
@@ -42046,6 +42133,7 @@ pub mod operations {
         service: SERVICE,
         operations: &ALL,
         error_codes: ERROR_CODES,
+        code_statuses: CODE_STATUSES,
         secret_members: SECRET_MEMBERS,
     };
 }

@@ -66,7 +66,7 @@ pub use time::{japan_offset, Date, Timestamp, TimestampParseError, JAPAN_OFFSET_
 pub use timeout::{TimeoutKind, Timeouts, DEFAULT_IDLE_BODY_TIMEOUT};
 pub use tls::install_default_tls_provider;
 pub use transport::{ResponseFuture, Transport};
-pub use validate::{body_violation, first_violation, query_violation, Check, Rule};
+pub use validate::{body_violation, first_violation, query_violation, Check, Rule, SuccessCheck, SuccessRule};
 
 /// What only the generated crates use: not part of the API, may change in
 /// any release. (The macros `open_enum!` and `into_value!` are exported at

@@ -217,6 +217,11 @@ pub struct OperationMeta {
     pub success_statuses: &'static [std::ops::RangeInclusive<u16>],
     /// How the success body is read.
     pub reading: Reading,
+    /// The documented rules of the success body beyond its Rust type (the
+    /// YAML's `x-returned-bounds`): what the test kit holds a canned answer to.
+    pub success_checks: &'static [crate::SuccessCheck],
+    /// The error statuses the YAML documents (`4XX` as `400..=499`).
+    pub error_statuses: &'static [std::ops::RangeInclusive<u16>],
     /// How a list pages (the YAML's `x-paging`); `None` for an operation that does not.
     pub paging: Option<crate::PagingStyle>,
     /// Other documented names of the same request (the YAML's `x-aliases`), as operation IDs.
@@ -261,6 +266,8 @@ pub struct ServiceTable {
     pub operations: &'static [OperationMeta],
     /// Every error `code` the document lists (the YAML's `ErrorCode`).
     pub error_codes: &'static [&'static str],
+    /// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`).
+    pub code_statuses: &'static [(&'static str, u16)],
     /// Names of the members the YAML marks `x-secret: true`: their values are
     /// replaced by `[redacted]` in every excerpt of a body the runtime makes.
     pub secret_members: &'static [&'static str],
@@ -313,6 +320,8 @@ mod routing_tests {
             success_members: &[],
             success_statuses: &[],
             reading: Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[],
             paging: None,
             aliases: &[],
             arguments: &[],
@@ -329,6 +338,7 @@ mod routing_tests {
         service: Service::Encoder,
         operations: &OPERATIONS,
         error_codes: &[],
+        code_statuses: &[],
         secret_members: &[],
     };
 

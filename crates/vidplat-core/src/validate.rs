@@ -19,6 +19,38 @@ pub struct Check {
     pub rule: Rule,
 }
 
+/// One documented rule of an operation's success body, at one place.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SuccessCheck {
+    /// `body`, then `.member` and `[]` steps (`body.data[].name`), as in
+    /// [`Check::at`].
+    pub at: &'static str,
+    /// The rule.
+    pub rule: SuccessRule,
+}
+
+/// A documented rule of a returned value.
+///
+/// An enumeration has no rule here: every enumeration the documents give is
+/// open (its values may grow, so an unknown one is an answer the service may
+/// give), and a closed one would be a closed Rust enum. Nor has `required`:
+/// typify gives a required member a type without `None`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SuccessRule {
+    /// A bound the client also checks on what it sends (a range, a length,
+    /// an item count, unique items): the same rule and the same words.
+    Bound(Rule),
+    /// `pattern`: a string matching `pattern` (ECMA-262, as the YAML writes
+    /// it), checked by the automaton the generator compiled it into, as the
+    /// generated crates check theirs.
+    Pattern {
+        /// As the YAML writes it.
+        pattern: &'static str,
+        /// The generator's automaton for it.
+        compiled: &'static crate::text_pattern::TextPattern,
+    },
+}
+
 /// A documented bound (the JSON Schema keyword of the same name).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Rule {

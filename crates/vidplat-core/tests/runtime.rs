@@ -26,6 +26,8 @@ const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMe
         success_members: &["id", "status"],
         success_statuses: &[200..=200],
         reading: Reading::Whole,
+        success_checks: &[],
+        error_statuses: &[],
         paging: None,
         aliases: &[],
         arguments: &[],
@@ -55,6 +57,7 @@ static TABLE: ServiceTable = ServiceTable {
     service: Service::Encoder,
     operations: OPS,
     error_codes: &["MODEL_NOT_FOUND", "UNKNOWN_ERROR"],
+    code_statuses: &[],
     secret_members: &["signing_key"],
 };
 

@@ -13670,6 +13670,51 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.canceled",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.canceling",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.encoding",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.failed",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.ready",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.uploading",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.waiting",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[],
@@ -13689,6 +13734,21 @@ pub mod operations {
             success_members: &["external_id"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.external_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.external_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(96u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[],
@@ -13713,6 +13773,8 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[],
@@ -13732,6 +13794,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -13786,6 +13850,52 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].description",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(150u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].destination",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].destination",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(150u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(30u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Pattern {
+                        pattern: "^[0-9a-zA-Z_-]+$",
+                        compiled: &self::returned_patterns::PATTERN_0,
+                    },
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[],
@@ -13830,6 +13940,15 @@ pub mod operations {
             success_members: &["id"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -13961,6 +14080,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -14007,6 +14128,52 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.description",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(150u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.destination",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.destination",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(150u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(30u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Pattern {
+                        pattern: "^[0-9a-zA-Z_-]+$",
+                        compiled: &self::returned_patterns::PATTERN_0,
+                    },
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -14061,6 +14228,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -14200,6 +14369,46 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].description",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(150u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(30u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Pattern {
+                        pattern: "^[0-9a-zA-Z_-]+$",
+                        compiled: &self::returned_patterns::PATTERN_0,
+                    },
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].presets[]",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &["list_shared_profiles"],
             arguments: &[],
@@ -14236,6 +14445,15 @@ pub mod operations {
             success_members: &["id"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -14303,6 +14521,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -14341,6 +14561,46 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.description",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(150u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(30u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Pattern {
+                        pattern: "^[0-9a-zA-Z_-]+$",
+                        compiled: &self::returned_patterns::PATTERN_0,
+                    },
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.presets[]",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -14387,6 +14647,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -14463,6 +14725,27 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(30u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[],
@@ -14489,6 +14772,27 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(30u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[],
@@ -14511,6 +14815,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -14547,6 +14853,27 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(30u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -14576,6 +14903,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[],
@@ -14616,6 +14945,111 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.current_page",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].destination",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].error_code",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].input_filename",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].multi_angles",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(7u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].output_filename",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].preset_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].preset_name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].profile_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].profile_name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.from",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.last_page",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.per_page",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.per_page",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.to",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.total",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::LastPage),
             aliases: &[],
             arguments: &[
@@ -14732,6 +15166,81 @@ pub mod operations {
             success_members: &["failure_count", "success_count", "tasks", "transaction"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.failure_count",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.success_count",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.tasks[].destination",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.tasks[].error_code",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.tasks[].id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.tasks[].input_filename",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.tasks[].multi_angles",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(7u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.tasks[].output_filename",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.tasks[].preset_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.tasks[].preset_name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.tasks[].profile_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.tasks[].profile_name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -14877,6 +15386,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -14931,6 +15442,69 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.destination",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.error_code",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.input_filename",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.multi_angles",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(7u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.output_filename",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.preset_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.preset_name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.profile_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.profile_name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -14969,6 +15543,8 @@ pub mod operations {
             success_members: &["filename", "filesize", "filetime"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -15202,6 +15778,11 @@ pub mod operations {
         "SEGMENT_FILENAME_PREFIX_NOT_FOUND",
         "UNKNOWN_ERROR",
     ];
+    /// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`).
+    pub const CODE_STATUSES: &[(&str, u16)] = &[
+        ("OVER_SERVICE_LIMIT", 403),
+        ("REQUEST_UNAUTHORIZED", 401),
+    ];
     /// Members marked `x-secret: true` in the YAML: never printed.
     pub const SECRET_MEMBERS: &[&str] = &[];
     /// All of the above, for `vidplat_core::Runtime::builder`.
@@ -15209,8 +15790,24 @@ pub mod operations {
         service: SERVICE,
         operations: &ALL,
         error_codes: ERROR_CODES,
+        code_statuses: CODE_STATUSES,
         secret_members: SECRET_MEMBERS,
     };
+    /// The documents' patterns, compiled by `cargo xtask codegen` (pass `patterns`).
+    mod returned_patterns {
+        /// `^[0-9a-zA-Z_-]+$`, compiled.
+        pub(super) static PATTERN_0: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                2,
+                &[1, 2, 1, 1, 1, 2],
+                &[Continue, Failed, Continue],
+                &[false, false, true],
+                0,
+            )
+        };
+    }
 }
 impl Client {
     /**List shared profiles

@@ -17,13 +17,13 @@ pub trait MockOperation: Copy + Send + Sync + 'static {
     const META: &'static OperationMeta;
     /// Its service's table (the error codes the document lists).
     const TABLE: &'static ServiceTable;
-    /// The error statuses the YAML documents for it (`4XX` as `400..=499`).
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>];
-    /// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`).
-    const CODE_STATUSES: &'static [(&'static str, u16)];
+    /// The error statuses the YAML documents for it (`4XX` as `400..=499`): its row's.
+    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = Self::META.error_statuses;
+    /// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`): its table's.
+    const CODE_STATUSES: &'static [(&'static str, u16)] = Self::TABLE.code_statuses;
     /// The documented rules of the success body beyond its Rust type (the
-    /// YAML's `x-returned-bounds`), checked when a rule answers a value.
-    const SUCCESS_CHECKS: &'static [SuccessCheck] = &[];
+    /// YAML's `x-returned-bounds`), checked when a rule answers a value: its row's.
+    const SUCCESS_CHECKS: &'static [SuccessCheck] = Self::META.success_checks;
     /// The decoded success body, as a call returns it.
     type Success: serde::Serialize;
     /// The path, query and header members of a request, typed as the builder's setters take them.

@@ -3,8 +3,9 @@
 //! still hold a name longer than the service ever returns, or a count below
 //! its documented minimum. The YAML states these bounds of returned values in
 //! `x-returned-bounds` (its decoders read answers tolerantly, so the keywords
-//! stay out of their way); the generator writes them per operation, as
-//! [`MockOperation::SUCCESS_CHECKS`](crate::MockOperation::SUCCESS_CHECKS).
+//! stay out of their way); the generator writes them in each operation's row
+//! of the table (`OperationMeta::success_checks`), which
+//! [`MockOperation::SUCCESS_CHECKS`](crate::MockOperation::SUCCESS_CHECKS) reads.
 //!
 //! The value is checked as it serialises, without building a JSON tree, and
 //! only the members that have a rule below them are visited: a page of 50,000
@@ -14,38 +15,7 @@ use serde::ser::{self, Serialize};
 use serde_json::{Error, Value};
 use std::cell::RefCell;
 
-/// One documented rule of an operation's success body, at one place.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SuccessCheck {
-    /// `body`, then `.member` and `[]` steps (`body.data[].name`), as in
-    /// [`vidplat_core::Check::at`].
-    pub at: &'static str,
-    /// The rule.
-    pub rule: SuccessRule,
-}
-
-/// A documented rule of a returned value.
-///
-/// An enumeration has no rule here: every enumeration the documents give is
-/// open (its values may grow, so an unknown one is an answer the service may
-/// give), and a closed one would be a closed Rust enum. Nor has `required`:
-/// typify gives a required member a type without `None`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum SuccessRule {
-    /// A bound the client also checks on what it sends (a range, a length,
-    /// an item count, unique items): the same rule and the same words.
-    Bound(vidplat_core::Rule),
-    /// `pattern`: a string matching `pattern` (ECMA-262, as the YAML writes
-    /// it), checked by the automaton the generator compiled it into, as the
-    /// generated crates check theirs.
-    Pattern {
-        /// As the YAML writes it.
-        pattern: &'static str,
-        /// The generator's automaton for it.
-        compiled: &'static vidplat_core::__private::TextPattern,
-    },
-}
+pub use vidplat_core::{SuccessCheck, SuccessRule};
 
 /// The first value of `value`, as it serialises, that breaks one of
 /// `checks`: its place (`data[3].name`) and what it must be. `None` also when

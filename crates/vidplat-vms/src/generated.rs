@@ -43784,6 +43784,15 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(302u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -43818,6 +43827,8 @@ pub mod operations {
             success_members: &["id", "parents"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -43859,6 +43870,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -43888,6 +43901,15 @@ pub mod operations {
             success_members: &["created_at", "id", "name", "statistics", "updated_at"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(302u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -43931,6 +43953,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -43981,6 +44005,27 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].description",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(50u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].rules",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(50u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[],
@@ -44008,6 +44053,27 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.description",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(50u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.rules",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(50u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -44054,6 +44120,106 @@ pub mod operations {
             success_members: &["current_page", "data", "per_page", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.current_page",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].chapters",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(100u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].description",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(5000u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].duration",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].encoder_transaction_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].labels",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(50u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].labels",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::UniqueItems,
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Pattern {
+                        pattern: "^[0-9a-zA-Z_-]+$",
+                        compiled: &self::returned_patterns::PATTERN_0,
+                    },
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].playback_count",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].poster_slideshow_interval",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].primary_poster_url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].seek_preview_url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].tags",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(50u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].title",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.per_page",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::Truncated),
             aliases: &[],
             arguments: &[
@@ -44371,6 +44537,8 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -44660,6 +44828,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -44721,6 +44891,286 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.chapters",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(100u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.description",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(5000u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.documents[].content",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(10485760u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.documents[].filename",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(255u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.documents[].title",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.documents[].type",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(255u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.documents[].url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.duration",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.encoder_transaction_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.labels",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(50u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.labels",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::UniqueItems,
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Pattern {
+                        pattern: "^[0-9a-zA-Z_-]+$",
+                        compiled: &self::returned_patterns::PATTERN_0,
+                    },
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.playback_count",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.poster_slideshow_interval",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.posters[].content",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(10485760u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.posters[].height",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(8192f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.posters[].timestamp",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.posters[].url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.posters[].width",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(8192f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.primary_poster_url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.seek_preview_url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.stream_sets[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.stream_sets[].streams",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::UniqueItems,
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.stream_sets[].subtitles",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::UniqueItems,
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].audio_bitrate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100000000f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].audio_label",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(15u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].audio_language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].audio_language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].channels",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].encoder_task_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].filesize",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].framerate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(300f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].height",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(8192f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].path",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(400u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].playback_rate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].sample_rate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(10000000f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].video_bitrate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100000000f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams[].width",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(8192f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.subtitles[].content",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(10485760u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.subtitles[].label",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(15u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.subtitles[].language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.subtitles[].language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.subtitles[].url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.tags",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(50u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.title",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -44795,6 +45245,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45026,6 +45478,39 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].content",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(10485760u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].filename",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(255u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].title",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].type",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(255u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45076,6 +45561,8 @@ pub mod operations {
             success_members: &["id"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45184,6 +45671,8 @@ pub mod operations {
             success_members: &["responses"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45224,6 +45713,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45271,6 +45762,39 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.content",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(10485760u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.filename",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(255u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.title",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.type",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(255u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45330,6 +45854,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45451,6 +45977,63 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.category",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.default_subtitle_index",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.duration",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.image_url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.poster_url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.seek_preview_url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.stream_set_name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.video_url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(2000u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45543,6 +46126,39 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].content",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(10485760u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].height",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(8192f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].timestamp",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].width",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(8192f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45593,6 +46209,8 @@ pub mod operations {
             success_members: &["id"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45721,6 +46339,8 @@ pub mod operations {
             success_members: &["responses"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45768,6 +46388,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45812,6 +46434,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45861,6 +46485,39 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.content",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(10485760u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.height",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(8192f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.timestamp",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.width",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(8192f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -45920,6 +46577,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -46032,6 +46691,8 @@ pub mod operations {
             success_members: &["statistics"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -46088,6 +46749,27 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].streams",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::UniqueItems,
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].subtitles",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::UniqueItems,
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -46130,6 +46812,8 @@ pub mod operations {
             success_members: &["name"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -46205,6 +46889,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -46250,6 +46936,27 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.streams",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::UniqueItems,
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.subtitles",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::UniqueItems,
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -46297,6 +47004,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -46371,6 +47080,93 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].audio_bitrate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100000000f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].audio_label",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(15u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].audio_language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].audio_language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].channels",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].encoder_task_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].filesize",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].framerate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(300f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].height",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(8192f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].path",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(400u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].playback_rate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].sample_rate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(10000000f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].video_bitrate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100000000f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].width",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(8192f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -46461,6 +47257,8 @@ pub mod operations {
             success_members: &["id"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -46759,6 +47557,8 @@ pub mod operations {
             success_members: &["responses"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -46814,6 +47614,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -46875,6 +47677,93 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.audio_bitrate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100000000f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.audio_label",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(15u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.audio_language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.audio_language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.channels",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.encoder_task_id",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.filesize",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(0f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.framerate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(300f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.height",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(8192f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.path",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(400u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.playback_rate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.sample_rate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(10000000f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.video_bitrate",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100000000f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.width",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(8192f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -46974,6 +47863,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -47216,6 +48107,39 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].content",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(10485760u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].label",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(15u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -47266,6 +48190,8 @@ pub mod operations {
             success_members: &["id"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -47374,6 +48300,8 @@ pub mod operations {
             success_members: &["responses"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -47414,6 +48342,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -47461,6 +48391,39 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.content",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(10485760u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.label",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(15u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.url",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -47520,6 +48483,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -47637,6 +48602,64 @@ pub mod operations {
             success_members: &["current_page", "data", "per_page", "truncated"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.current_page",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(1f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].access_denial_timeout",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(7200f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].content_name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].content_name",
+                    rule: vidplat_core::SuccessRule::Pattern {
+                        pattern: "^[0-9a-zA-Z_-]+$",
+                        compiled: &self::returned_patterns::PATTERN_0,
+                    },
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].max_simultaneous_viewers",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(5f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].revoked_audiences",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(1000u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].signing_key",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(32u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].signing_key",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(32u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.per_page",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(100f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: Some(vidplat_core::PagingStyle::Truncated),
             aliases: &[],
             arguments: &[
@@ -47745,6 +48768,21 @@ pub mod operations {
             success_members: &["id", "signing_key"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.signing_key",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(32u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.signing_key",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(32u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -47917,6 +48955,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -47958,6 +48998,52 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.access_denial_timeout",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(7200f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.content_name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.content_name",
+                    rule: vidplat_core::SuccessRule::Pattern {
+                        pattern: "^[0-9a-zA-Z_-]+$",
+                        compiled: &self::returned_patterns::PATTERN_0,
+                    },
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.max_simultaneous_viewers",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(5f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.revoked_audiences",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(1000u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.signing_key",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(32u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.signing_key",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(32u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -48008,6 +49094,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -48174,6 +49262,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -48215,6 +49305,15 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(100u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[],
@@ -48239,6 +49338,8 @@ pub mod operations {
             success_members: &["id"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -48271,6 +49372,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -48300,6 +49403,15 @@ pub mod operations {
             success_members: &["created_at", "id", "name", "updated_at"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(100u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -48334,6 +49446,8 @@ pub mod operations {
             success_members: &[],
             success_statuses: &[200u16..=299u16],
             reading: vidplat_core::Reading::Empty,
+            success_checks: &[],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -48380,6 +49494,27 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.playlist_description",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(5000u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.playlist_name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.playlist_title",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -48418,6 +49553,27 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].access_denial_timeout",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(7200f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].domain_names",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(5u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].max_simultaneous_viewers",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(5f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[],
@@ -48448,6 +49604,27 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.access_denial_timeout",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(7200f64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.domain_names",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(5u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.max_simultaneous_viewers",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Maximum(5f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -48477,6 +49654,45 @@ pub mod operations {
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].description",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(50u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].preferred_language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].preferred_language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].rules",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(50u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].url_lifetime",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(300f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[],
@@ -48506,6 +49722,45 @@ pub mod operations {
             ],
             success_statuses: &[200u16..=200u16],
             reading: vidplat_core::Reading::Whole,
+            success_checks: &[
+                vidplat_core::SuccessCheck {
+                    at: "body.description",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(200u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.name",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(50u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.preferred_language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.preferred_language",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxLength(2u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.rules",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MaxItems(50u64),
+                    ),
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.url_lifetime",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::Minimum(300f64),
+                    ),
+                },
+            ],
+            error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
             paging: None,
             aliases: &[],
             arguments: &[
@@ -49127,6 +50382,8 @@ pub mod operations {
         "UNDER_MAINTENANCE",
         "UNKNOWN_ERROR",
     ];
+    /// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`).
+    pub const CODE_STATUSES: &[(&str, u16)] = &[("REQUEST_UNAUTHORIZED", 401)];
     /// Members marked `x-secret: true` in the YAML: never printed.
     pub const SECRET_MEMBERS: &[&str] = &["client_secret", "password", "signing_key"];
     /// All of the above, for `vidplat_core::Runtime::builder`.
@@ -49134,8 +50391,24 @@ pub mod operations {
         service: SERVICE,
         operations: &ALL,
         error_codes: ERROR_CODES,
+        code_statuses: CODE_STATUSES,
         secret_members: SECRET_MEMBERS,
     };
+    /// The documents' patterns, compiled by `cargo xtask codegen` (pass `patterns`).
+    mod returned_patterns {
+        /// `^[0-9a-zA-Z_-]+$`, compiled.
+        pub(super) static PATTERN_0: ::vidplat_core::__private::TextPattern = {
+            use ::vidplat_core::__private::Step::*;
+            ::vidplat_core::__private::TextPattern::new(
+                &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
+                2,
+                &[1, 2, 1, 1, 1, 2],
+                &[Continue, Failed, Continue],
+                &[false, false, true],
+                0,
+            )
+        };
+    }
 }
 impl Client {
     /**Reads with `get_content`, applies `change` to an update that keeps everything read (`ContentUpdate::builder_from`), and sends it with `update_content`.

@@ -1,49 +1,26 @@
 //! `crates/vidplat-test/src/generated/<service>.rs`: one marker per operation
-//! for the test kit's mocks (`vidplat_test::encoder::GetTask`), with its
-//! documented error statuses, the documented rules of its success body beyond
-//! its Rust type, its typed members (`GetTaskParams`) and how a received
-//! request is read back into them.
+//! for the test kit's mocks (`vidplat_test::encoder::GetTask`): its row of
+//! the table (where its error statuses and the rules of its success body
+//! are), its typed members (`GetTaskParams`) and how a received request is
+//! read back into them.
 
 use crate::codegen::driver::in_crate;
 use crate::codegen::model::{Body, Location, Operation};
-use crate::codegen::patterns::Compiled;
-use crate::codegen::spec::{returned_bounds_problems, success_checks_of};
 use crate::services::Service;
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
 pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Result<String> {
-    let problems = returned_bounds_problems(spec);
-    if !problems.is_empty() {
-        bail!("{}: {}", service.name, problems.join("\n"));
-    }
     let krate = format_ident!("service");
     let module = format_ident!("{}", service.name);
     let mut items = Vec::new();
-    let mut status_sets = std::collections::BTreeMap::new();
-    let mut patterns = Compiled::default();
     for op in operations {
         let yaml = &spec["paths"][&op.path][op.method.to_ascii_lowercase()];
         let marker = &op.builder;
         let params_name = format_ident!("{}Params", op.builder);
         let index = op.index;
         let success = in_crate(&op.success, &krate);
-        // Most operations document the same error statuses: one constant per set.
-        let statuses = error_statuses(&op.id, yaml)?;
-        let statuses_name = format_ident!(
-            "ERRORS_{}",
-            statuses
-                .iter()
-                .map(|&(from, to)| if from == to {
-                    from.to_string()
-                } else {
-                    format!("{}XX", from / 100)
-                })
-                .collect::<Vec<_>>()
-                .join("_")
-        );
-        status_sets.insert(statuses_name.to_string(), statuses);
         let doc = format!(
             " `{}`: `{} {}`, {}.",
             op.id,
@@ -114,11 +91,6 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             Some(Body::Raw { .. }) => (quote!(Option<Vec<u8>>), quote!(incoming.raw())),
         };
         let index = proc_macro2::Literal::usize_unsuffixed(index);
-        // Most success bodies document nothing beyond their type: the trait's empty default.
-        let success_checks = success_checks_of(spec, yaml, &mut patterns).with_context(|| op.id.clone())?;
-        let success_checks = (!success_checks.is_empty()).then(|| {
-            quote! { const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[#(#success_checks),*]; }
-        });
         let incoming = if fields.is_empty() && op.body.is_none() {
             format_ident!("_incoming")
         } else {
@@ -132,9 +104,6 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             impl MockOperation for #marker {
                 const META: &'static OperationMeta = &service::operations::ALL[#index];
                 const TABLE: &'static ServiceTable = &service::operations::TABLE;
-                const ERROR_STATUSES: &'static [RangeInclusive<u16>] = #statuses_name;
-                const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-                #success_checks
                 type Success = #success;
                 type Params = #params_ty;
                 type Body = #body_ty;
@@ -149,45 +118,12 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
         });
     }
 
-    let code_statuses = spec["components"]["schemas"]["ErrorCode"]["x-statuses"]
-        .as_object()
-        .context("the YAML's ErrorCode has no x-statuses")?
-        .iter()
-        .map(|(code, status)| {
-            let status = status
-                .as_u64()
-                .and_then(|s| u16::try_from(s).ok())
-                .with_context(|| format!("x-statuses: {code} is no status"))?;
-            let status = proc_macro2::Literal::u16_unsuffixed(status);
-            Ok(quote!((#code, #status)))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let patterns_module = patterns.module();
-    let status_consts = status_sets.iter().map(|(name, ranges)| {
-        let name = format_ident!("{name}");
-        let ranges = ranges.iter().map(|&(from, to)| {
-            let (from, to) = (
-                proc_macro2::Literal::u16_unsuffixed(from),
-                proc_macro2::Literal::u16_unsuffixed(to),
-            );
-            quote!(#from..=#to)
-        });
-        quote! { const #name: &[RangeInclusive<u16>] = &[#(#ranges),*]; }
-    });
     let file = quote! {
         use crate::{Incoming, MockOperation, Sent, Unreadable};
-        use std::ops::RangeInclusive;
         use vidplat::#module as service;
         use vidplat_core::{OperationMeta, ServiceTable};
 
-        /// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`).
-        const CODE_STATUSES: &[(&str, u16)] = &[#(#code_statuses),*];
-
-        #(#status_consts)*
-
         #(#items)*
-
-        #patterns_module
     };
     let file: syn::File = syn::parse2(file)?;
     Ok(format!(
@@ -196,25 +132,4 @@ pub fn render(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
         service.name,
         prettyplease::unparse(&file)
     ))
-}
-
-/// The error statuses the operation's YAML documents, as inclusive ranges.
-fn error_statuses(id: &str, op: &Value) -> Result<Vec<(u16, u16)>> {
-    let mut out = Vec::new();
-    for status in op["responses"].as_object().into_iter().flatten().map(|(s, _)| s) {
-        let range = match status.as_bytes() {
-            [digit @ b'4'..=b'5', b'X' | b'x', b'X' | b'x'] => {
-                let hundreds = u16::from(digit - b'0') * 100;
-                (hundreds, hundreds + 99)
-            }
-            [_, b'X' | b'x', b'X' | b'x'] => continue,
-            _ => match status.parse::<u16>() {
-                Ok(exact) if exact >= 400 => (exact, exact),
-                Ok(_) => continue,
-                Err(_) => bail!("{id}: a response under `{status}`, which the mock generator does not read"),
-            },
-        };
-        out.push(range);
-    }
-    Ok(out)
 }

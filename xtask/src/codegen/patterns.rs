@@ -57,7 +57,7 @@ pub fn run(file: &mut syn::File, _spec: &Value) -> Result<usize> {
         !rewrite.regress_left,
         "a `regress` path is left after the patterns were compiled"
     );
-    if let Some(module) = rewrite.compiled.module() {
+    if let Some(module) = rewrite.compiled.module("patterns") {
         types_module(file)?.push(module);
     }
     Ok(rewrite.statics)
@@ -193,7 +193,9 @@ impl Compiled {
 
     /// `mod patterns { … }`: each distinct pattern's automaton; none when no
     /// pattern was asked for.
-    pub fn module(&self) -> Option<syn::Item> {
+    /// The statics, as a module `name` (`patterns` for the setters', the
+    /// table's own for the success checks) its parent reads.
+    pub fn module(&self, name: &str) -> Option<syn::Item> {
         if self.tables.is_empty() {
             return None;
         }
@@ -206,9 +208,10 @@ impl Compiled {
                 pub(super) static #name: ::vidplat_core::__private::TextPattern = #value;
             }
         });
+        let name = quote::format_ident!("{name}");
         Some(syn::parse_quote! {
             /// The documents' patterns, compiled by `cargo xtask codegen` (pass `patterns`).
-            mod patterns {
+            mod #name {
                 #(#statics)*
             }
         })

@@ -167,7 +167,7 @@ pub fn checks_of(spec: &Value, path: &str, op: &Value) -> Vec<(String, TokenStre
 }
 
 /// The documented rules of an operation's success body that the test kit
-/// checks a mock's answer against, as `vidplat_test::SuccessCheck` values:
+/// checks a mock's answer against, as `vidplat_core::SuccessCheck` values:
 /// the bounds of its returned schemas (`x-returned-bounds`), patterns
 /// compiled as the generated crates' are.
 pub fn success_checks_of(spec: &Value, op: &Value, patterns: &mut Compiled) -> Result<Vec<TokenStream>> {
@@ -181,11 +181,11 @@ pub fn success_checks_of(spec: &Value, op: &Value, patterns: &mut Compiled) -> R
                 (_, Some(rule)) => quote!(Bound(vidplat_core::Rule::#rule)),
                 (crate::bounds::Bound::Pattern(pattern), None) => {
                     let compiled = patterns.name_of(pattern)?;
-                    quote!(Pattern { pattern: #pattern, compiled: &self::patterns::#compiled })
+                    quote!(Pattern { pattern: #pattern, compiled: &self::returned_patterns::#compiled })
                 }
                 (other, None) => anyhow::bail!("{at}: the test kit has no check for {other}"),
             };
-            Ok(quote!(crate::SuccessCheck { at: #at, rule: crate::SuccessRule::#rule }))
+            Ok(quote!(vidplat_core::SuccessCheck { at: #at, rule: vidplat_core::SuccessRule::#rule }))
         })
         .collect()
 }
@@ -436,7 +436,8 @@ mod tests {
         );
         // The pattern is kept as written for the message, and compiled.
         assert!(
-            checks[1].contains(r#"pattern:"^\\S*$""#) && checks[1].contains("compiled:&self::patterns::PATTERN_0"),
+            checks[1].contains(r#"pattern:"^\\S*$""#)
+                && checks[1].contains("compiled:&self::returned_patterns::PATTERN_0"),
             "{}",
             checks[1]
         );

@@ -7,7 +7,8 @@
 use crate::codegen::describe::describe;
 use crate::codegen::model::Operation;
 use crate::codegen::paging;
-use crate::codegen::spec::{checks_of, secret_members, success_members};
+use crate::codegen::patterns::Compiled;
+use crate::codegen::spec::{checks_of, returned_bounds_problems, secret_members, success_checks_of, success_members};
 use crate::services::Service;
 use anyhow::{bail, Context, Result};
 use quote::{format_ident, quote};
@@ -16,7 +17,12 @@ use std::collections::BTreeSet;
 
 /// The `operations` module of a service's crate.
 pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Result<syn::Item> {
+    let problems = returned_bounds_problems(spec);
+    if !problems.is_empty() {
+        bail!("{}: {}", service.name, problems.join("\n"));
+    }
     let global_auth = spec["security"].as_array().is_some_and(|s| !s.is_empty());
+    let mut patterns = Compiled::default();
     let mut rows = Vec::new();
     let mut helps = Vec::new();
     for op in operations {
@@ -64,6 +70,14 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
         let statuses = op.success_statuses.iter().map(|(from, to)| quote!(#from..=#to));
         let reading = format_ident!("{}", op.reading.variant());
         let paging = paging::style(op)?;
+        let success_checks = success_checks_of(spec, yaml, &mut patterns).with_context(|| op.id.clone())?;
+        let error_statuses = error_statuses(id, yaml)?.into_iter().map(|(from, to)| {
+            let (from, to) = (
+                proc_macro2::Literal::u16_unsuffixed(from),
+                proc_macro2::Literal::u16_unsuffixed(to),
+            );
+            quote!(#from..=#to)
+        });
         let described = describe(spec, op)?;
         let (aliases, arguments, body) = (&described.aliases, &described.arguments, &described.body);
         helps.push(described.help);
@@ -82,6 +96,8 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 success_members: &[#(#success_members),*],
                 success_statuses: &[#(#statuses),*],
                 reading: vidplat_core::Reading::#reading,
+                success_checks: &[#(#success_checks),*],
+                error_statuses: &[#(#error_statuses),*],
                 paging: #paging,
                 aliases: &[#(#aliases),*],
                 arguments: &[#(#arguments),*],
@@ -106,6 +122,20 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
         .filter_map(Value::as_str)
         .map(str::to_owned)
         .collect();
+    let code_statuses = spec["components"]["schemas"]["ErrorCode"]["x-statuses"]
+        .as_object()
+        .context("the YAML's ErrorCode has no x-statuses")?
+        .iter()
+        .map(|(code, status)| {
+            let status = status
+                .as_u64()
+                .and_then(|s| u16::try_from(s).ok())
+                .with_context(|| format!("x-statuses: {code} is no status"))?;
+            let status = proc_macro2::Literal::u16_unsuffixed(status);
+            Ok(quote!((#code, #status)))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let patterns = patterns.module("returned_patterns");
     let secret_members: BTreeSet<String> = secret_members(spec).into_values().flatten().collect();
     let secret_members = secret_members.iter();
     Ok(syn::parse2(quote! {
@@ -124,6 +154,8 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             pub static HELP: [vidplat_core::OperationHelp; #count] = [#(#helps),*];
             /// Every error code the document lists (the YAML's `ErrorCode`).
             pub const ERROR_CODES: &[&str] = &[#(#error_codes),*];
+            /// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`).
+            pub const CODE_STATUSES: &[(&str, u16)] = &[#(#code_statuses),*];
             /// Members marked `x-secret: true` in the YAML: never printed.
             pub const SECRET_MEMBERS: &[&str] = &[#(#secret_members),*];
             /// All of the above, for `vidplat_core::Runtime::builder`.
@@ -131,8 +163,31 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 service: SERVICE,
                 operations: &ALL,
                 error_codes: ERROR_CODES,
+                code_statuses: CODE_STATUSES,
                 secret_members: SECRET_MEMBERS,
             };
+            #patterns
         }
     })?)
+}
+
+/// The error statuses the operation's YAML documents, as inclusive ranges.
+fn error_statuses(id: &str, op: &Value) -> Result<Vec<(u16, u16)>> {
+    let mut out = Vec::new();
+    for status in op["responses"].as_object().into_iter().flatten().map(|(s, _)| s) {
+        let range = match status.as_bytes() {
+            [digit @ b'4'..=b'5', b'X' | b'x', b'X' | b'x'] => {
+                let hundreds = u16::from(digit - b'0') * 100;
+                (hundreds, hundreds + 99)
+            }
+            [_, b'X' | b'x', b'X' | b'x'] => continue,
+            _ => match status.parse::<u16>() {
+                Ok(exact) if exact >= 400 => (exact, exact),
+                Ok(_) => continue,
+                Err(_) => bail!("{id}: a response under `{status}`, which the generator does not read"),
+            },
+        };
+        out.push(range);
+    }
+    Ok(out)
 }

@@ -475,6 +475,8 @@ mod tests {
         success_members: &[],
         success_statuses: &[200..=200],
         reading: crate::table::Reading::WhileArriving,
+        success_checks: &[],
+        error_statuses: &[],
         paging: None,
         aliases: &[],
         arguments: &[],

@@ -2,43 +2,14 @@
 // Do not edit: change the YAML or xtask/src/codegen/mock.rs and run `cargo xtask codegen`.
 
 use crate::{Incoming, MockOperation, Sent, Unreadable};
-use std::ops::RangeInclusive;
 use vidplat::analytics as service;
 use vidplat_core::{OperationMeta, ServiceTable};
-/// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`).
-const CODE_STATUSES: &[(&str, u16)] = &[
-    ("REQUEST_UNAUTHORIZED", 401),
-    ("TOO_MANY_REQUESTS", 429),
-];
-const ERRORS_401_404_408_429_4XX_5XX: &[RangeInclusive<u16>] = &[
-    401..=401,
-    404..=404,
-    408..=408,
-    429..=429,
-    400..=499,
-    500..=599,
-];
-const ERRORS_401_408_429_4XX_5XX: &[RangeInclusive<u16>] = &[
-    401..=401,
-    408..=408,
-    429..=429,
-    400..=499,
-    500..=599,
-];
-const ERRORS_408_429_4XX_5XX: &[RangeInclusive<u16>] = &[
-    408..=408,
-    429..=429,
-    400..=499,
-    500..=599,
-];
 /// `basic_by_content_category`: `GET /v1/category/data`, by content category.
 #[derive(Clone, Copy, Debug)]
 pub struct BasicByContentCategory;
 impl MockOperation for BasicByContentCategory {
     const META: &'static OperationMeta = &service::operations::ALL[0];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicContentCategoryPage;
     type Params = BasicByContentCategoryParams;
     type Body = ();
@@ -83,8 +54,6 @@ pub struct BasicQuery;
 impl MockOperation for BasicQuery {
     const META: &'static OperationMeta = &service::operations::ALL[1];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicQueryPage;
     type Params = BasicQueryParams;
     type Body = ();
@@ -135,8 +104,6 @@ pub struct BasicByTimePeriod;
 impl MockOperation for BasicByTimePeriod {
     const META: &'static OperationMeta = &service::operations::ALL[2];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicTimePeriodPage;
     type Params = BasicByTimePeriodParams;
     type Body = ();
@@ -184,8 +151,6 @@ pub struct BasicAudienceRating;
 impl MockOperation for BasicAudienceRating {
     const META: &'static OperationMeta = &service::operations::ALL[3];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicAudienceRatingPage;
     type Params = BasicAudienceRatingParams;
     type Body = ();
@@ -224,8 +189,6 @@ pub struct BasicReaction;
 impl MockOperation for BasicReaction {
     const META: &'static OperationMeta = &service::operations::ALL[4];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicReactionPage;
     type Params = BasicReactionParams;
     type Body = ();
@@ -267,8 +230,6 @@ pub struct BasicByEnvironment;
 impl MockOperation for BasicByEnvironment {
     const META: &'static OperationMeta = &service::operations::ALL[5];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicEnvironmentPage;
     type Params = BasicByEnvironmentParams;
     type Body = ();
@@ -313,8 +274,6 @@ pub struct BasicViewingHistory;
 impl MockOperation for BasicViewingHistory {
     const META: &'static OperationMeta = &service::operations::ALL[6];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicViewingHistoryPage;
     type Params = BasicViewingHistoryParams;
     type Body = ();
@@ -353,8 +312,6 @@ pub struct BasicByOs;
 impl MockOperation for BasicByOs {
     const META: &'static OperationMeta = &service::operations::ALL[7];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicOsPage;
     type Params = BasicByOsParams;
     type Body = ();
@@ -399,8 +356,6 @@ pub struct BasicRealtimeUserCounts;
 impl MockOperation for BasicRealtimeUserCounts {
     const META: &'static OperationMeta = &service::operations::ALL[8];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicRealtimeUserCountsPage;
     type Params = BasicRealtimeUserCountsParams;
     type Body = ();
@@ -436,8 +391,6 @@ pub struct BasicByRegion;
 impl MockOperation for BasicByRegion {
     const META: &'static OperationMeta = &service::operations::ALL[9];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicRegionPage;
     type Params = BasicByRegionParams;
     type Body = ();
@@ -482,8 +435,6 @@ pub struct BasicBySite;
 impl MockOperation for BasicBySite {
     const META: &'static OperationMeta = &service::operations::ALL[10];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicSitePage;
     type Params = BasicBySiteParams;
     type Body = ();
@@ -528,8 +479,6 @@ pub struct BasicViewingSituation;
 impl MockOperation for BasicViewingSituation {
     const META: &'static OperationMeta = &service::operations::ALL[11];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_404_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicViewingSituationPage;
     type Params = BasicViewingSituationParams;
     type Body = ();
@@ -571,8 +520,6 @@ pub struct BasicByContentTitle;
 impl MockOperation for BasicByContentTitle {
     const META: &'static OperationMeta = &service::operations::ALL[12];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicContentTitlePage;
     type Params = BasicByContentTitleParams;
     type Body = ();
@@ -617,8 +564,6 @@ pub struct BasicByContentTitleAndUser;
 impl MockOperation for BasicByContentTitleAndUser {
     const META: &'static OperationMeta = &service::operations::ALL[13];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicContentTitleUserPage;
     type Params = BasicByContentTitleAndUserParams;
     type Body = ();
@@ -663,8 +608,6 @@ pub struct BasicByUser;
 impl MockOperation for BasicByUser {
     const META: &'static OperationMeta = &service::operations::ALL[14];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BasicUserPage;
     type Params = BasicByUserParams;
     type Body = ();
@@ -709,8 +652,6 @@ pub struct CloudActiveUsers;
 impl MockOperation for CloudActiveUsers {
     const META: &'static OperationMeta = &service::operations::ALL[15];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudActiveUsersPage;
     type Params = CloudActiveUsersParams;
     type Body = ();
@@ -755,8 +696,6 @@ pub struct CloudByBrowser;
 impl MockOperation for CloudByBrowser {
     const META: &'static OperationMeta = &service::operations::ALL[16];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudBrowserPage;
     type Params = CloudByBrowserParams;
     type Body = ();
@@ -801,8 +740,6 @@ pub struct CloudByContentCategory;
 impl MockOperation for CloudByContentCategory {
     const META: &'static OperationMeta = &service::operations::ALL[17];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudContentCategoryPage;
     type Params = CloudByContentCategoryParams;
     type Body = ();
@@ -847,8 +784,6 @@ pub struct CloudQuery;
 impl MockOperation for CloudQuery {
     const META: &'static OperationMeta = &service::operations::ALL[18];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudQueryPage;
     type Params = CloudQueryParams;
     type Body = ();
@@ -899,8 +834,6 @@ pub struct CloudByTimePeriod;
 impl MockOperation for CloudByTimePeriod {
     const META: &'static OperationMeta = &service::operations::ALL[19];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudTimePeriodPage;
     type Params = CloudByTimePeriodParams;
     type Body = ();
@@ -945,8 +878,6 @@ pub struct CloudEngagement;
 impl MockOperation for CloudEngagement {
     const META: &'static OperationMeta = &service::operations::ALL[20];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudEngagementPage;
     type Params = CloudEngagementParams;
     type Body = ();
@@ -982,8 +913,6 @@ pub struct CloudViewingHistory;
 impl MockOperation for CloudViewingHistory {
     const META: &'static OperationMeta = &service::operations::ALL[21];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudViewingHistoryPage;
     type Params = CloudViewingHistoryParams;
     type Body = ();
@@ -1026,8 +955,6 @@ pub struct CloudByContentName;
 impl MockOperation for CloudByContentName {
     const META: &'static OperationMeta = &service::operations::ALL[22];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudContentNamePage;
     type Params = CloudByContentNameParams;
     type Body = ();
@@ -1076,8 +1003,6 @@ pub struct CloudByContentNameAndUser;
 impl MockOperation for CloudByContentNameAndUser {
     const META: &'static OperationMeta = &service::operations::ALL[23];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudContentNameUserPage;
     type Params = CloudByContentNameAndUserParams;
     type Body = ();
@@ -1126,8 +1051,6 @@ pub struct CloudByOs;
 impl MockOperation for CloudByOs {
     const META: &'static OperationMeta = &service::operations::ALL[24];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudOsPage;
     type Params = CloudByOsParams;
     type Body = ();
@@ -1172,8 +1095,6 @@ pub struct CloudReaction;
 impl MockOperation for CloudReaction {
     const META: &'static OperationMeta = &service::operations::ALL[25];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudReactionPage;
     type Params = CloudReactionParams;
     type Body = ();
@@ -1209,8 +1130,6 @@ pub struct CloudRealtimeUserCounts;
 impl MockOperation for CloudRealtimeUserCounts {
     const META: &'static OperationMeta = &service::operations::ALL[26];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudRealtimeUserCountsPage;
     type Params = CloudRealtimeUserCountsParams;
     type Body = ();
@@ -1246,8 +1165,6 @@ pub struct CloudByRegion;
 impl MockOperation for CloudByRegion {
     const META: &'static OperationMeta = &service::operations::ALL[27];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudRegionPage;
     type Params = CloudByRegionParams;
     type Body = ();
@@ -1292,8 +1209,6 @@ pub struct CloudBySite;
 impl MockOperation for CloudBySite {
     const META: &'static OperationMeta = &service::operations::ALL[28];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudSitePage;
     type Params = CloudBySiteParams;
     type Body = ();
@@ -1338,8 +1253,6 @@ pub struct CloudViewingSituation;
 impl MockOperation for CloudViewingSituation {
     const META: &'static OperationMeta = &service::operations::ALL[29];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_404_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudViewingSituationPage;
     type Params = CloudViewingSituationParams;
     type Body = ();
@@ -1378,8 +1291,6 @@ pub struct CloudByContentTitle;
 impl MockOperation for CloudByContentTitle {
     const META: &'static OperationMeta = &service::operations::ALL[30];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudContentTitlePage;
     type Params = CloudByContentTitleParams;
     type Body = ();
@@ -1428,8 +1339,6 @@ pub struct CloudByContentTitleAndUser;
 impl MockOperation for CloudByContentTitleAndUser {
     const META: &'static OperationMeta = &service::operations::ALL[31];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudContentTitleUserPage;
     type Params = CloudByContentTitleAndUserParams;
     type Body = ();
@@ -1478,8 +1387,6 @@ pub struct CloudUserCountsLegacy;
 impl MockOperation for CloudUserCountsLegacy {
     const META: &'static OperationMeta = &service::operations::ALL[32];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudUserCountsLegacyPage;
     type Params = CloudUserCountsLegacyParams;
     type Body = ();
@@ -1521,8 +1428,6 @@ pub struct CloudByUser;
 impl MockOperation for CloudByUser {
     const META: &'static OperationMeta = &service::operations::ALL[33];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_408_429_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CloudUserPage;
     type Params = CloudByUserParams;
     type Body = ();

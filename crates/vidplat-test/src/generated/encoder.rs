@@ -2,65 +2,14 @@
 // Do not edit: change the YAML or xtask/src/codegen/mock.rs and run `cargo xtask codegen`.
 
 use crate::{Incoming, MockOperation, Sent, Unreadable};
-use std::ops::RangeInclusive;
 use vidplat::encoder as service;
 use vidplat_core::{OperationMeta, ServiceTable};
-/// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`).
-const CODE_STATUSES: &[(&str, u16)] = &[
-    ("OVER_SERVICE_LIMIT", 403),
-    ("REQUEST_UNAUTHORIZED", 401),
-];
-const ERRORS_401_403_404_4XX_5XX: &[RangeInclusive<u16>] = &[
-    401..=401,
-    403..=403,
-    404..=404,
-    400..=499,
-    500..=599,
-];
-const ERRORS_401_403_4XX_5XX: &[RangeInclusive<u16>] = &[
-    401..=401,
-    403..=403,
-    400..=499,
-    500..=599,
-];
 /// `get_task_counts`: `GET /v1/counts`, Get task counts.
 #[derive(Clone, Copy, Debug)]
 pub struct GetTaskCounts;
 impl MockOperation for GetTaskCounts {
     const META: &'static OperationMeta = &service::operations::ALL[0];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.canceled",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.canceling",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.encoding",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.failed",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.ready",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.uploading",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.waiting",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-    ];
     type Success = service::types::TaskCounts;
     type Params = ();
     type Body = ();
@@ -75,18 +24,6 @@ pub struct GetExternalId;
 impl MockOperation for GetExternalId {
     const META: &'static OperationMeta = &service::operations::ALL[1];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.external_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.external_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(96u64)),
-        },
-    ];
     type Success = service::types::ExternalId;
     type Params = ();
     type Body = ();
@@ -101,8 +38,6 @@ pub struct GetNotificationSettings;
 impl MockOperation for GetNotificationSettings {
     const META: &'static OperationMeta = &service::operations::ALL[2];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::NotificationSettings;
     type Params = ();
     type Body = ();
@@ -117,8 +52,6 @@ pub struct UpdateNotificationSettings;
 impl MockOperation for UpdateNotificationSettings {
     const META: &'static OperationMeta = &service::operations::ALL[3];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = ();
     type Body = service::types::NotificationSettingsUpdate;
@@ -136,41 +69,6 @@ pub struct ListPresets;
 impl MockOperation for ListPresets {
     const META: &'static OperationMeta = &service::operations::ALL[4];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].description",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(150u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].destination",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].destination",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(150u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Pattern {
-                pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &self::patterns::PATTERN_0,
-            },
-        },
-    ];
     type Success = service::types::PresetList;
     type Params = ();
     type Body = ();
@@ -185,14 +83,6 @@ pub struct RegisterPreset;
 impl MockOperation for RegisterPreset {
     const META: &'static OperationMeta = &service::operations::ALL[5];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-    ];
     type Success = service::types::CreatedId;
     type Params = ();
     type Body = service::types::PresetCreate;
@@ -210,8 +100,6 @@ pub struct DeletePreset;
 impl MockOperation for DeletePreset {
     const META: &'static OperationMeta = &service::operations::ALL[6];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = DeletePresetParams;
     type Body = ();
@@ -238,41 +126,6 @@ pub struct GetPreset;
 impl MockOperation for GetPreset {
     const META: &'static OperationMeta = &service::operations::ALL[7];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.description",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(150u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.destination",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.destination",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(150u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Pattern {
-                pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &self::patterns::PATTERN_0,
-            },
-        },
-    ];
     type Success = service::types::Preset;
     type Params = GetPresetParams;
     type Body = ();
@@ -299,8 +152,6 @@ pub struct UpdatePreset;
 impl MockOperation for UpdatePreset {
     const META: &'static OperationMeta = &service::operations::ALL[8];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = UpdatePresetParams;
     type Body = service::types::PresetUpdate;
@@ -327,37 +178,6 @@ pub struct ListProfiles;
 impl MockOperation for ListProfiles {
     const META: &'static OperationMeta = &service::operations::ALL[9];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].description",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(150u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Pattern {
-                pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &self::patterns::PATTERN_0,
-            },
-        },
-        crate::SuccessCheck {
-            at: "body.data[].presets[]",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-    ];
     type Success = service::types::ProfileList;
     type Params = ();
     type Body = ();
@@ -372,14 +192,6 @@ pub struct RegisterProfile;
 impl MockOperation for RegisterProfile {
     const META: &'static OperationMeta = &service::operations::ALL[10];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-    ];
     type Success = service::types::CreatedId;
     type Params = ();
     type Body = service::types::ProfileCreate;
@@ -397,8 +209,6 @@ pub struct DeleteProfile;
 impl MockOperation for DeleteProfile {
     const META: &'static OperationMeta = &service::operations::ALL[11];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = DeleteProfileParams;
     type Body = ();
@@ -425,37 +235,6 @@ pub struct GetProfile;
 impl MockOperation for GetProfile {
     const META: &'static OperationMeta = &service::operations::ALL[12];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.description",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(150u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Pattern {
-                pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &self::patterns::PATTERN_0,
-            },
-        },
-        crate::SuccessCheck {
-            at: "body.presets[]",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-    ];
     type Success = service::types::Profile;
     type Params = GetProfileParams;
     type Body = ();
@@ -482,8 +261,6 @@ pub struct UpdateProfile;
 impl MockOperation for UpdateProfile {
     const META: &'static OperationMeta = &service::operations::ALL[13];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = UpdateProfileParams;
     type Body = service::types::ProfileUpdate;
@@ -510,22 +287,6 @@ pub struct ListTaskImports;
 impl MockOperation for ListTaskImports {
     const META: &'static OperationMeta = &service::operations::ALL[14];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
-        },
-    ];
     type Success = service::types::TaskImportList;
     type Params = ();
     type Body = ();
@@ -540,22 +301,6 @@ pub struct ImportTasksCsv;
 impl MockOperation for ImportTasksCsv {
     const META: &'static OperationMeta = &service::operations::ALL[15];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
-        },
-    ];
     type Success = service::types::TaskImport;
     type Params = ();
     type Body = Option<Vec<u8>>;
@@ -573,8 +318,6 @@ pub struct DeleteTaskImport;
 impl MockOperation for DeleteTaskImport {
     const META: &'static OperationMeta = &service::operations::ALL[16];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = DeleteTaskImportParams;
     type Body = ();
@@ -601,22 +344,6 @@ pub struct GetTaskImport;
 impl MockOperation for GetTaskImport {
     const META: &'static OperationMeta = &service::operations::ALL[17];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(30u64)),
-        },
-    ];
     type Success = service::types::TaskImport;
     type Params = GetTaskImportParams;
     type Body = ();
@@ -643,8 +370,6 @@ pub struct DeleteAllTasks;
 impl MockOperation for DeleteAllTasks {
     const META: &'static OperationMeta = &service::operations::ALL[18];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = ();
     type Body = ();
@@ -659,78 +384,6 @@ pub struct ListTasks;
 impl MockOperation for ListTasks {
     const META: &'static OperationMeta = &service::operations::ALL[19];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.current_page",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].destination",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].error_code",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].input_filename",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].multi_angles",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(7u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].output_filename",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].preset_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].preset_name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].profile_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].profile_name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.from",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.last_page",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.per_page",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.per_page",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.to",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.total",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-    ];
     type Success = service::types::TaskList;
     type Params = ListTasksParams;
     type Body = ();
@@ -763,58 +416,6 @@ pub struct RegisterTask;
 impl MockOperation for RegisterTask {
     const META: &'static OperationMeta = &service::operations::ALL[20];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.failure_count",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.success_count",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.tasks[].destination",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.tasks[].error_code",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.tasks[].id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.tasks[].input_filename",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.tasks[].multi_angles",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(7u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.tasks[].output_filename",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.tasks[].preset_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.tasks[].preset_name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.tasks[].profile_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.tasks[].profile_name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-    ];
     type Success = service::types::TaskRegistration;
     type Params = ();
     type Body = service::types::TaskCreate;
@@ -832,8 +433,6 @@ pub struct CancelOrDeleteTask;
 impl MockOperation for CancelOrDeleteTask {
     const META: &'static OperationMeta = &service::operations::ALL[21];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = CancelOrDeleteTaskParams;
     type Body = ();
@@ -860,50 +459,6 @@ pub struct GetTask;
 impl MockOperation for GetTask {
     const META: &'static OperationMeta = &service::operations::ALL[22];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.destination",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.error_code",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.input_filename",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.multi_angles",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(7u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.output_filename",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.preset_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.preset_name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.profile_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.profile_name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(1u64)),
-        },
-    ];
     type Success = service::types::Task;
     type Params = GetTaskParams;
     type Body = ();
@@ -930,8 +485,6 @@ pub struct GetInputFile;
 impl MockOperation for GetInputFile {
     const META: &'static OperationMeta = &service::operations::ALL[23];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::InputFile;
     type Params = GetInputFileParams;
     type Body = ();
@@ -954,19 +507,4 @@ pub struct GetInputFileParams {
     pub filename: ::std::string::String,
     /// `readable` (query).
     pub readable: Option<i64>,
-}
-/// The documents' patterns, compiled by `cargo xtask codegen` (pass `patterns`).
-mod patterns {
-    /// `^[0-9a-zA-Z_-]+$`, compiled.
-    pub(super) static PATTERN_0: ::vidplat_core::__private::TextPattern = {
-        use ::vidplat_core::__private::Step::*;
-        ::vidplat_core::__private::TextPattern::new(
-            &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-            2,
-            &[1, 2, 1, 1, 1, 2],
-            &[Continue, Failed, Continue],
-            &[false, false, true],
-            0,
-        )
-    };
 }

@@ -2,38 +2,14 @@
 // Do not edit: change the YAML or xtask/src/codegen/mock.rs and run `cargo xtask codegen`.
 
 use crate::{Incoming, MockOperation, Sent, Unreadable};
-use std::ops::RangeInclusive;
 use vidplat::vms as service;
 use vidplat_core::{OperationMeta, ServiceTable};
-/// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`).
-const CODE_STATUSES: &[(&str, u16)] = &[("REQUEST_UNAUTHORIZED", 401)];
-const ERRORS_401_403_404_4XX_5XX: &[RangeInclusive<u16>] = &[
-    401..=401,
-    403..=403,
-    404..=404,
-    400..=499,
-    500..=599,
-];
-const ERRORS_401_403_4XX_5XX: &[RangeInclusive<u16>] = &[
-    401..=401,
-    403..=403,
-    400..=499,
-    500..=599,
-];
 /// `list_categories`: `GET /v1/categories`, List categories.
 #[derive(Clone, Copy, Debug)]
 pub struct ListCategories;
 impl MockOperation for ListCategories {
     const META: &'static OperationMeta = &service::operations::ALL[0];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(302u64)),
-        },
-    ];
     type Success = service::types::CategoryList;
     type Params = ListCategoriesParams;
     type Body = ();
@@ -60,8 +36,6 @@ pub struct RegisterCategory;
 impl MockOperation for RegisterCategory {
     const META: &'static OperationMeta = &service::operations::ALL[1];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::CategoryRegistration;
     type Params = RegisterCategoryParams;
     type Body = service::types::CategoryCreate;
@@ -88,8 +62,6 @@ pub struct DeleteCategory;
 impl MockOperation for DeleteCategory {
     const META: &'static OperationMeta = &service::operations::ALL[2];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = DeleteCategoryParams;
     type Body = ();
@@ -116,14 +88,6 @@ pub struct GetCategory;
 impl MockOperation for GetCategory {
     const META: &'static OperationMeta = &service::operations::ALL[3];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(302u64)),
-        },
-    ];
     type Success = service::types::Category;
     type Params = GetCategoryParams;
     type Body = ();
@@ -153,8 +117,6 @@ pub struct UpdateCategory;
 impl MockOperation for UpdateCategory {
     const META: &'static OperationMeta = &service::operations::ALL[4];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = UpdateCategoryParams;
     type Body = service::types::CategoryUpdate;
@@ -184,22 +146,6 @@ pub struct ListForwardPolicies;
 impl MockOperation for ListForwardPolicies {
     const META: &'static OperationMeta = &service::operations::ALL[5];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].description",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(50u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].rules",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
-        },
-    ];
     type Success = service::types::ForwardPolicyList;
     type Params = ();
     type Body = ();
@@ -214,22 +160,6 @@ pub struct GetForwardPolicy;
 impl MockOperation for GetForwardPolicy {
     const META: &'static OperationMeta = &service::operations::ALL[6];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.description",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(50u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.rules",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
-        },
-    ];
     type Success = service::types::ForwardPolicy;
     type Params = GetForwardPolicyParams;
     type Body = ();
@@ -256,77 +186,6 @@ pub struct ListContents;
 impl MockOperation for ListContents {
     const META: &'static OperationMeta = &service::operations::ALL[7];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.current_page",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].chapters",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(100u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].description",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(5000u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].duration",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].encoder_transaction_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].labels",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].labels",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Pattern {
-                pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &self::patterns::PATTERN_0,
-            },
-        },
-        crate::SuccessCheck {
-            at: "body.data[].playback_count",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].poster_slideshow_interval",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].primary_poster_url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].seek_preview_url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].tags",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].title",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.per_page",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
-        },
-    ];
     type Success = service::types::ContentList;
     type Params = ListContentsParams;
     type Body = ();
@@ -377,8 +236,6 @@ pub struct RegisterContent;
 impl MockOperation for RegisterContent {
     const META: &'static OperationMeta = &service::operations::ALL[8];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::ContentRegistration;
     type Params = ();
     type Body = service::types::ContentCreate;
@@ -396,8 +253,6 @@ pub struct DeleteContent;
 impl MockOperation for DeleteContent {
     const META: &'static OperationMeta = &service::operations::ALL[9];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = DeleteContentParams;
     type Body = ();
@@ -424,197 +279,6 @@ pub struct GetContent;
 impl MockOperation for GetContent {
     const META: &'static OperationMeta = &service::operations::ALL[10];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.chapters",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(100u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.description",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(5000u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.documents[].content",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.documents[].filename",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(255u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.documents[].title",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.documents[].type",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(255u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.documents[].url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.duration",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.encoder_transaction_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.labels",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.labels",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Pattern {
-                pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &self::patterns::PATTERN_0,
-            },
-        },
-        crate::SuccessCheck {
-            at: "body.playback_count",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.poster_slideshow_interval",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.posters[].content",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.posters[].height",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.posters[].timestamp",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.posters[].url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.posters[].width",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.primary_poster_url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.seek_preview_url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.stream_sets[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.stream_sets[].streams",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
-        },
-        crate::SuccessCheck {
-            at: "body.stream_sets[].subtitles",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].audio_bitrate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100000000f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].audio_label",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(15u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].audio_language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].audio_language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].channels",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].encoder_task_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].filesize",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].framerate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(300f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].height",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].path",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(400u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].playback_rate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].sample_rate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(10000000f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].video_bitrate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100000000f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams[].width",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.subtitles[].content",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.subtitles[].label",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(15u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.subtitles[].language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.subtitles[].language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.subtitles[].url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.tags",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.title",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-    ];
     type Success = service::types::Content;
     type Params = GetContentParams;
     type Body = ();
@@ -641,8 +305,6 @@ pub struct UpdateContent;
 impl MockOperation for UpdateContent {
     const META: &'static OperationMeta = &service::operations::ALL[11];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = UpdateContentParams;
     type Body = service::types::ContentUpdate;
@@ -669,30 +331,6 @@ pub struct ListDocuments;
 impl MockOperation for ListDocuments {
     const META: &'static OperationMeta = &service::operations::ALL[12];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].content",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].filename",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(255u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].title",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].type",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(255u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-    ];
     type Success = service::types::DocumentList;
     type Params = ListDocumentsParams;
     type Body = ();
@@ -719,8 +357,6 @@ pub struct RegisterDocument;
 impl MockOperation for RegisterDocument {
     const META: &'static OperationMeta = &service::operations::ALL[13];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::RegisteredId;
     type Params = RegisterDocumentParams;
     type Body = service::types::DocumentCreate;
@@ -747,8 +383,6 @@ pub struct RegisterDocumentsBulk;
 impl MockOperation for RegisterDocumentsBulk {
     const META: &'static OperationMeta = &service::operations::ALL[14];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BulkRegistration;
     type Params = RegisterDocumentsBulkParams;
     type Body = service::types::DocumentBulkCreate;
@@ -775,8 +409,6 @@ pub struct DeleteDocument;
 impl MockOperation for DeleteDocument {
     const META: &'static OperationMeta = &service::operations::ALL[15];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = DeleteDocumentParams;
     type Body = ();
@@ -806,30 +438,6 @@ pub struct GetDocument;
 impl MockOperation for GetDocument {
     const META: &'static OperationMeta = &service::operations::ALL[16];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.content",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.filename",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(255u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.title",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.type",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(255u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-    ];
     type Success = service::types::Document;
     type Params = GetDocumentParams;
     type Body = ();
@@ -859,8 +467,6 @@ pub struct UpdateDocument;
 impl MockOperation for UpdateDocument {
     const META: &'static OperationMeta = &service::operations::ALL[17];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = UpdateDocumentParams;
     type Body = service::types::DocumentUpdate;
@@ -890,46 +496,6 @@ pub struct GetPlayInformation;
 impl MockOperation for GetPlayInformation {
     const META: &'static OperationMeta = &service::operations::ALL[18];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.category",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.default_subtitle_index",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.duration",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.image_url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.poster_url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.seek_preview_url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.stream_set_name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.video_url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2000u64)),
-        },
-    ];
     type Success = service::types::PlayInformation;
     type Params = GetPlayInformationParams;
     type Body = ();
@@ -981,30 +547,6 @@ pub struct ListPosters;
 impl MockOperation for ListPosters {
     const META: &'static OperationMeta = &service::operations::ALL[19];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].content",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].height",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].timestamp",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].width",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
-        },
-    ];
     type Success = service::types::PosterList;
     type Params = ListPostersParams;
     type Body = ();
@@ -1031,8 +573,6 @@ pub struct RegisterPoster;
 impl MockOperation for RegisterPoster {
     const META: &'static OperationMeta = &service::operations::ALL[20];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::RegisteredId;
     type Params = RegisterPosterParams;
     type Body = service::types::PosterCreate;
@@ -1059,8 +599,6 @@ pub struct RegisterPostersBulk;
 impl MockOperation for RegisterPostersBulk {
     const META: &'static OperationMeta = &service::operations::ALL[21];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BulkRegistration;
     type Params = RegisterPostersBulkParams;
     type Body = service::types::PosterBulkCreate;
@@ -1087,8 +625,6 @@ pub struct ReorderPosters;
 impl MockOperation for ReorderPosters {
     const META: &'static OperationMeta = &service::operations::ALL[22];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = ReorderPostersParams;
     type Body = service::types::PosterOrder;
@@ -1115,8 +651,6 @@ pub struct DeletePoster;
 impl MockOperation for DeletePoster {
     const META: &'static OperationMeta = &service::operations::ALL[23];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = DeletePosterParams;
     type Body = ();
@@ -1146,30 +680,6 @@ pub struct GetPoster;
 impl MockOperation for GetPoster {
     const META: &'static OperationMeta = &service::operations::ALL[24];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.content",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.height",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.timestamp",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.width",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
-        },
-    ];
     type Success = service::types::Poster;
     type Params = GetPosterParams;
     type Body = ();
@@ -1199,8 +709,6 @@ pub struct UpdatePoster;
 impl MockOperation for UpdatePoster {
     const META: &'static OperationMeta = &service::operations::ALL[25];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = UpdatePosterParams;
     type Body = service::types::PosterUpdate;
@@ -1230,8 +738,6 @@ pub struct GetContentStatistics;
 impl MockOperation for GetContentStatistics {
     const META: &'static OperationMeta = &service::operations::ALL[26];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::ContentStatistics;
     type Params = GetContentStatisticsParams;
     type Body = ();
@@ -1267,22 +773,6 @@ pub struct ListStreamSets;
 impl MockOperation for ListStreamSets {
     const META: &'static OperationMeta = &service::operations::ALL[27];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].streams",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].subtitles",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
-        },
-    ];
     type Success = service::types::StreamSetList;
     type Params = ListStreamSetsParams;
     type Body = ();
@@ -1309,8 +799,6 @@ pub struct RegisterStreamSet;
 impl MockOperation for RegisterStreamSet {
     const META: &'static OperationMeta = &service::operations::ALL[28];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::StreamSetRegistration;
     type Params = RegisterStreamSetParams;
     type Body = service::types::StreamSetCreate;
@@ -1337,8 +825,6 @@ pub struct DeleteStreamSet;
 impl MockOperation for DeleteStreamSet {
     const META: &'static OperationMeta = &service::operations::ALL[29];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = DeleteStreamSetParams;
     type Body = ();
@@ -1368,22 +854,6 @@ pub struct GetStreamSet;
 impl MockOperation for GetStreamSet {
     const META: &'static OperationMeta = &service::operations::ALL[30];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.streams",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
-        },
-        crate::SuccessCheck {
-            at: "body.subtitles",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::UniqueItems),
-        },
-    ];
     type Success = service::types::StreamSet;
     type Params = GetStreamSetParams;
     type Body = ();
@@ -1413,8 +883,6 @@ pub struct UpdateStreamSet;
 impl MockOperation for UpdateStreamSet {
     const META: &'static OperationMeta = &service::operations::ALL[31];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = UpdateStreamSetParams;
     type Body = service::types::StreamSetUpdate;
@@ -1444,66 +912,6 @@ pub struct ListStreams;
 impl MockOperation for ListStreams {
     const META: &'static OperationMeta = &service::operations::ALL[32];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].audio_bitrate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100000000f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].audio_label",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(15u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].audio_language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].audio_language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].channels",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].encoder_task_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].filesize",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].framerate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(300f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].height",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].path",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(400u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].playback_rate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].sample_rate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(10000000f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].video_bitrate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100000000f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].width",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
-        },
-    ];
     type Success = service::types::StreamList;
     type Params = ListStreamsParams;
     type Body = ();
@@ -1530,8 +938,6 @@ pub struct RegisterStream;
 impl MockOperation for RegisterStream {
     const META: &'static OperationMeta = &service::operations::ALL[33];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::RegisteredId;
     type Params = RegisterStreamParams;
     type Body = service::types::StreamCreate;
@@ -1558,8 +964,6 @@ pub struct RegisterStreamsBulk;
 impl MockOperation for RegisterStreamsBulk {
     const META: &'static OperationMeta = &service::operations::ALL[34];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BulkRegistration;
     type Params = RegisterStreamsBulkParams;
     type Body = service::types::StreamBulkCreate;
@@ -1586,8 +990,6 @@ pub struct DeleteStream;
 impl MockOperation for DeleteStream {
     const META: &'static OperationMeta = &service::operations::ALL[35];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = DeleteStreamParams;
     type Body = ();
@@ -1617,66 +1019,6 @@ pub struct GetStream;
 impl MockOperation for GetStream {
     const META: &'static OperationMeta = &service::operations::ALL[36];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.audio_bitrate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100000000f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.audio_label",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(15u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.audio_language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.audio_language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.channels",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.encoder_task_id",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.filesize",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(0f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.framerate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(300f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.height",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.path",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(400u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.playback_rate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.sample_rate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(10000000f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.video_bitrate",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100000000f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.width",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(8192f64)),
-        },
-    ];
     type Success = service::types::Stream;
     type Params = GetStreamParams;
     type Body = ();
@@ -1706,8 +1048,6 @@ pub struct UpdateStream;
 impl MockOperation for UpdateStream {
     const META: &'static OperationMeta = &service::operations::ALL[37];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = UpdateStreamParams;
     type Body = service::types::StreamUpdate;
@@ -1737,30 +1077,6 @@ pub struct ListSubtitles;
 impl MockOperation for ListSubtitles {
     const META: &'static OperationMeta = &service::operations::ALL[38];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].content",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].label",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(15u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-    ];
     type Success = service::types::SubtitleList;
     type Params = ListSubtitlesParams;
     type Body = ();
@@ -1787,8 +1103,6 @@ pub struct RegisterSubtitle;
 impl MockOperation for RegisterSubtitle {
     const META: &'static OperationMeta = &service::operations::ALL[39];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::RegisteredId;
     type Params = RegisterSubtitleParams;
     type Body = service::types::SubtitleCreate;
@@ -1815,8 +1129,6 @@ pub struct RegisterSubtitlesBulk;
 impl MockOperation for RegisterSubtitlesBulk {
     const META: &'static OperationMeta = &service::operations::ALL[40];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::BulkRegistration;
     type Params = RegisterSubtitlesBulkParams;
     type Body = service::types::SubtitleBulkCreate;
@@ -1843,8 +1155,6 @@ pub struct DeleteSubtitle;
 impl MockOperation for DeleteSubtitle {
     const META: &'static OperationMeta = &service::operations::ALL[41];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = DeleteSubtitleParams;
     type Body = ();
@@ -1874,30 +1184,6 @@ pub struct GetSubtitle;
 impl MockOperation for GetSubtitle {
     const META: &'static OperationMeta = &service::operations::ALL[42];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.content",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(10485760u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.label",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(15u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.url",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-    ];
     type Success = service::types::Subtitle;
     type Params = GetSubtitleParams;
     type Body = ();
@@ -1927,8 +1213,6 @@ pub struct UpdateSubtitle;
 impl MockOperation for UpdateSubtitle {
     const META: &'static OperationMeta = &service::operations::ALL[43];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = UpdateSubtitleParams;
     type Body = service::types::SubtitleUpdate;
@@ -1958,49 +1242,6 @@ pub struct ListViewingPages;
 impl MockOperation for ListViewingPages {
     const META: &'static OperationMeta = &service::operations::ALL[44];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.current_page",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(1f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].access_denial_timeout",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(7200f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].content_name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].content_name",
-            rule: crate::SuccessRule::Pattern {
-                pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &self::patterns::PATTERN_0,
-            },
-        },
-        crate::SuccessCheck {
-            at: "body.data[].max_simultaneous_viewers",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(5f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].revoked_audiences",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(1000u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].signing_key",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(32u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].signing_key",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(32u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.per_page",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(100f64)),
-        },
-    ];
     type Success = service::types::ViewingPageList;
     type Params = ListViewingPagesParams;
     type Body = ();
@@ -2045,18 +1286,6 @@ pub struct RegisterViewingPage;
 impl MockOperation for RegisterViewingPage {
     const META: &'static OperationMeta = &service::operations::ALL[45];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.signing_key",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(32u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.signing_key",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(32u64)),
-        },
-    ];
     type Success = service::types::ViewingPageRegistration;
     type Params = ();
     type Body = service::types::ViewingPageCreate;
@@ -2074,8 +1303,6 @@ pub struct DeleteViewingPage;
 impl MockOperation for DeleteViewingPage {
     const META: &'static OperationMeta = &service::operations::ALL[46];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = DeleteViewingPageParams;
     type Body = ();
@@ -2102,41 +1329,6 @@ pub struct GetViewingPage;
 impl MockOperation for GetViewingPage {
     const META: &'static OperationMeta = &service::operations::ALL[47];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.access_denial_timeout",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(7200f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.content_name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.content_name",
-            rule: crate::SuccessRule::Pattern {
-                pattern: "^[0-9a-zA-Z_-]+$",
-                compiled: &self::patterns::PATTERN_0,
-            },
-        },
-        crate::SuccessCheck {
-            at: "body.max_simultaneous_viewers",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(5f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.revoked_audiences",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(1000u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.signing_key",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(32u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.signing_key",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(32u64)),
-        },
-    ];
     type Success = service::types::ViewingPage;
     type Params = GetViewingPageParams;
     type Body = ();
@@ -2163,8 +1355,6 @@ pub struct UpdateViewingPage;
 impl MockOperation for UpdateViewingPage {
     const META: &'static OperationMeta = &service::operations::ALL[48];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = UpdateViewingPageParams;
     type Body = service::types::ViewingPageUpdate;
@@ -2191,8 +1381,6 @@ pub struct AddRevokedAudience;
 impl MockOperation for AddRevokedAudience {
     const META: &'static OperationMeta = &service::operations::ALL[49];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = AddRevokedAudienceParams;
     type Body = service::types::RevokedAudienceAdd;
@@ -2219,14 +1407,6 @@ pub struct ListLabels;
 impl MockOperation for ListLabels {
     const META: &'static OperationMeta = &service::operations::ALL[50];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(100u64)),
-        },
-    ];
     type Success = service::types::LabelList;
     type Params = ();
     type Body = ();
@@ -2241,8 +1421,6 @@ pub struct RegisterLabel;
 impl MockOperation for RegisterLabel {
     const META: &'static OperationMeta = &service::operations::ALL[51];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = service::types::RegisteredId;
     type Params = ();
     type Body = service::types::LabelCreate;
@@ -2260,8 +1438,6 @@ pub struct DeleteLabel;
 impl MockOperation for DeleteLabel {
     const META: &'static OperationMeta = &service::operations::ALL[52];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = DeleteLabelParams;
     type Body = ();
@@ -2288,14 +1464,6 @@ pub struct GetLabel;
 impl MockOperation for GetLabel {
     const META: &'static OperationMeta = &service::operations::ALL[53];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(100u64)),
-        },
-    ];
     type Success = service::types::Label;
     type Params = GetLabelParams;
     type Body = ();
@@ -2322,8 +1490,6 @@ pub struct UpdateLabel;
 impl MockOperation for UpdateLabel {
     const META: &'static OperationMeta = &service::operations::ALL[54];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
     type Success = ();
     type Params = UpdateLabelParams;
     type Body = service::types::LabelUpdate;
@@ -2350,22 +1516,6 @@ pub struct GetPlaylistItems;
 impl MockOperation for GetPlaylistItems {
     const META: &'static OperationMeta = &service::operations::ALL[55];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.playlist_description",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(5000u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.playlist_name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.playlist_title",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-    ];
     type Success = service::types::PlaylistItems;
     type Params = GetPlaylistItemsParams;
     type Body = ();
@@ -2395,22 +1545,6 @@ pub struct ListSites;
 impl MockOperation for ListSites {
     const META: &'static OperationMeta = &service::operations::ALL[56];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].access_denial_timeout",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(7200f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].domain_names",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(5u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].max_simultaneous_viewers",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(5f64)),
-        },
-    ];
     type Success = service::types::SiteList;
     type Params = ();
     type Body = ();
@@ -2425,22 +1559,6 @@ pub struct GetSite;
 impl MockOperation for GetSite {
     const META: &'static OperationMeta = &service::operations::ALL[57];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.access_denial_timeout",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(7200f64)),
-        },
-        crate::SuccessCheck {
-            at: "body.domain_names",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(5u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.max_simultaneous_viewers",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Maximum(5f64)),
-        },
-    ];
     type Success = service::types::Site;
     type Params = GetSiteParams;
     type Body = ();
@@ -2467,34 +1585,6 @@ pub struct ListStreamingPolicies;
 impl MockOperation for ListStreamingPolicies {
     const META: &'static OperationMeta = &service::operations::ALL[58];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.data[].description",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(50u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].preferred_language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].preferred_language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].rules",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.data[].url_lifetime",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(300f64)),
-        },
-    ];
     type Success = service::types::StreamingPolicyList;
     type Params = ();
     type Body = ();
@@ -2509,34 +1599,6 @@ pub struct GetStreamingPolicy;
 impl MockOperation for GetStreamingPolicy {
     const META: &'static OperationMeta = &service::operations::ALL[59];
     const TABLE: &'static ServiceTable = &service::operations::TABLE;
-    const ERROR_STATUSES: &'static [RangeInclusive<u16>] = ERRORS_401_403_404_4XX_5XX;
-    const CODE_STATUSES: &'static [(&'static str, u16)] = CODE_STATUSES;
-    const SUCCESS_CHECKS: &'static [crate::SuccessCheck] = &[
-        crate::SuccessCheck {
-            at: "body.description",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(200u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.name",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(50u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.preferred_language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MinLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.preferred_language",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxLength(2u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.rules",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::MaxItems(50u64)),
-        },
-        crate::SuccessCheck {
-            at: "body.url_lifetime",
-            rule: crate::SuccessRule::Bound(vidplat_core::Rule::Minimum(300f64)),
-        },
-    ];
     type Success = service::types::StreamingPolicy;
     type Params = GetStreamingPolicyParams;
     type Body = ();
@@ -2556,19 +1618,4 @@ impl MockOperation for GetStreamingPolicy {
 pub struct GetStreamingPolicyParams {
     /// `policy-id` (path).
     pub policy_id: ::uuid::Uuid,
-}
-/// The documents' patterns, compiled by `cargo xtask codegen` (pass `patterns`).
-mod patterns {
-    /// `^[0-9a-zA-Z_-]+$`, compiled.
-    pub(super) static PATTERN_0: ::vidplat_core::__private::TextPattern = {
-        use ::vidplat_core::__private::Step::*;
-        ::vidplat_core::__private::TextPattern::new(
-            &[(45, 45, 1), (48, 57, 1), (65, 90, 1), (95, 95, 1), (97, 122, 1)],
-            2,
-            &[1, 2, 1, 1, 1, 2],
-            &[Continue, Failed, Continue],
-            &[false, false, true],
-            0,
-        )
-    };
 }
