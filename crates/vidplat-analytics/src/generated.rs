@@ -37182,12 +37182,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37200,12 +37203,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37218,12 +37224,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37236,12 +37245,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37254,12 +37266,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37272,12 +37287,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37290,12 +37308,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37308,12 +37329,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37326,12 +37350,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37344,12 +37371,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37362,12 +37392,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37380,12 +37413,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37398,12 +37434,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37416,12 +37455,15 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
                 ::vidplat_core::PagePosition::Ranks { start, end } => {
-                    self.start_with(start).end_with(end)
+                    Ok(self.start_with(start).end_with(end))
                 }
-                _ => self,
+                other => Err(other),
             }
         }
     }
@@ -37433,10 +37475,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37448,10 +37493,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37463,10 +37511,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37478,10 +37529,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37493,10 +37547,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37508,10 +37565,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37523,10 +37583,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37538,10 +37601,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37553,10 +37619,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37568,10 +37637,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37583,10 +37655,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37598,10 +37673,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37613,10 +37691,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37628,10 +37709,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }
@@ -37643,10 +37727,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Offset(offset) => self.offset(offset),
-                _ => self,
+                ::vidplat_core::PagePosition::Offset(offset) => Ok(self.offset(offset)),
+                other => Err(other),
             }
         }
     }

@@ -199,14 +199,17 @@ pub fn operation(spec: CommandSpec) -> Command {
                 .help("Every page, streamed row by row")
                 .help_heading("Paging"),
         );
-        fixed.push(
-            Arg::new("prefetch")
-                .long("prefetch")
-                .value_name("N")
-                .value_parser(clap::value_parser!(u16).range(1..=64))
-                .help("Pages on the wire at once with --all, where the list says how many pages it has [default: 1]")
-                .help_heading("Paging"),
-        );
+        // Only a list whose first page says how many pages there are can ask for pages ahead.
+        if meta.paging == Some(vidplat_core::PagingStyle::LastPage) {
+            fixed.push(
+                Arg::new("prefetch")
+                    .long("prefetch")
+                    .value_name("N")
+                    .value_parser(clap::value_parser!(u16).range(1..=64))
+                    .help("Pages on the wire at once with --all: the list says how many pages it has [default: 1]")
+                    .help_heading("Paging"),
+            );
+        }
         fixed.push(
             Arg::new("max-items")
                 .long("max-items")

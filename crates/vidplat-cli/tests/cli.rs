@@ -213,6 +213,34 @@ async fn a_paged_list_with_all_streams_every_row_in_each_format() {
         ])
         .await;
     assert_eq!(first_two.stdout.lines().count(), 2, "{first_two:?}");
+
+    // Pages asked for ahead: only where the first page says how many there are.
+    let ahead = cli
+        .run(&[
+            "encoder",
+            "list-tasks",
+            "--all",
+            "--per-page",
+            "1",
+            "--prefetch",
+            "3",
+            "-o",
+            "ndjson",
+        ])
+        .await;
+    assert_eq!((ahead.code, ahead.stderr.as_str()), (0, ""), "{ahead:?}");
+    assert_eq!(ahead.stdout.lines().count(), 3, "{ahead:?}");
+    let not_offered = cli.run(&["vms", "list-contents", "--all", "--prefetch", "3"]).await;
+    assert_eq!(
+        (not_offered.code, not_offered.stdout.as_str()),
+        (2, ""),
+        "{not_offered:?}"
+    );
+    assert!(
+        not_offered.stderr.contains("unexpected argument '--prefetch'"),
+        "{}",
+        not_offered.stderr
+    );
 }
 
 /// A listener that records whether anything connected: the proof that nothing was sent.

@@ -41,8 +41,9 @@ pub trait Paginated: Operation<Success: Paged> + Clone {
     /// `page`, `offset` or `start_with..=end_with`), else the first row.
     fn first(&self) -> PagePosition;
 
-    /// The same request, for the page at `position`.
-    fn at(self, position: PagePosition) -> Self;
+    /// The same request, for the page at `position`; a position of another
+    /// style than [`Self::STYLE`] is handed back.
+    fn at(self, position: PagePosition) -> Result<Self, PagePosition>;
 }
 
 /// How operation `O`'s answer is read, as constants of its type. A branch on

@@ -13631,10 +13631,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Number(page) => self.page(page),
-                _ => self,
+                ::vidplat_core::PagePosition::Number(page) => Ok(self.page(page)),
+                other => Err(other),
             }
         }
     }

@@ -658,7 +658,9 @@ impl<R: Report> Export<R> {
             summary.calls += 1;
             self.progress.send_modify(|p| p.calls += 1);
             let page = match position {
-                Some(position) => request.clone().at_page(position),
+                Some(position) => request.clone().at_page(position).map_err(|position| {
+                    ExportError::Invalid(format!("{}: {position:?} is not a page of this report", info.name))
+                })?,
                 None => request.clone(),
             };
             let mut rows = match vidplat_core::operation_rows(page).await.map_err(Error::from) {

@@ -2486,7 +2486,10 @@ impl<'a> crate::Report for builder::BasicByContentCategory<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2517,7 +2520,10 @@ impl<'a> crate::Report for builder::BasicQuery<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2565,7 +2571,10 @@ impl<'a> crate::Report for builder::BasicByTimePeriod<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2596,7 +2605,10 @@ impl<'a> crate::Report for builder::BasicAudienceRating<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2616,7 +2628,10 @@ impl<'a> crate::Report for builder::BasicReaction<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2636,7 +2651,10 @@ impl<'a> crate::Report for builder::BasicByEnvironment<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2670,7 +2688,10 @@ impl<'a> crate::Report for builder::BasicViewingHistory<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2703,7 +2724,10 @@ impl<'a> crate::Report for builder::BasicByOs<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2737,7 +2761,10 @@ impl<'a> crate::Report for builder::BasicByRegion<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2770,7 +2797,10 @@ impl<'a> crate::Report for builder::BasicBySite<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2803,7 +2833,10 @@ impl<'a> crate::Report for builder::BasicViewingSituation<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2823,7 +2856,10 @@ impl<'a> crate::Report for builder::BasicByContentTitle<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2856,7 +2892,10 @@ impl<'a> crate::Report for builder::BasicByContentTitleAndUser<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2885,7 +2924,10 @@ impl<'a> crate::Report for builder::BasicByUser<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2914,7 +2956,10 @@ impl<'a> crate::Report for builder::CloudActiveUsers<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2934,7 +2979,10 @@ impl<'a> crate::Report for builder::CloudByBrowser<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2965,7 +3013,10 @@ impl<'a> crate::Report for builder::CloudByContentCategory<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -2993,7 +3044,10 @@ impl<'a> crate::Report for builder::CloudQuery<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -3041,7 +3095,10 @@ impl<'a> crate::Report for builder::CloudByTimePeriod<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -3072,8 +3129,11 @@ impl<'a> crate::Report for builder::CloudEngagement<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         None
     }
-    fn at_page(self, _: vidplat_core::PagePosition) -> Self {
-        self
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
+        Err(position)
     }
     fn values<'r>(
         row: &'r crate::Row<Self>,
@@ -3093,7 +3153,10 @@ impl<'a> crate::Report for builder::CloudViewingHistory<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -3125,7 +3188,10 @@ impl<'a> crate::Report for builder::CloudByContentName<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -3156,7 +3222,10 @@ impl<'a> crate::Report for builder::CloudByContentNameAndUser<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -3184,7 +3253,10 @@ impl<'a> crate::Report for builder::CloudByOs<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -3218,8 +3290,11 @@ impl<'a> crate::Report for builder::CloudReaction<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         None
     }
-    fn at_page(self, _: vidplat_core::PagePosition) -> Self {
-        self
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
+        Err(position)
     }
     fn values<'r>(
         row: &'r crate::Row<Self>,
@@ -3238,7 +3313,10 @@ impl<'a> crate::Report for builder::CloudByRegion<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -3268,7 +3346,10 @@ impl<'a> crate::Report for builder::CloudBySite<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -3301,8 +3382,11 @@ impl<'a> crate::Report for builder::CloudViewingSituation<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         None
     }
-    fn at_page(self, _: vidplat_core::PagePosition) -> Self {
-        self
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
+        Err(position)
     }
     fn values<'r>(
         row: &'r crate::Row<Self>,
@@ -3326,7 +3410,10 @@ impl<'a> crate::Report for builder::CloudByContentTitle<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -3357,7 +3444,10 @@ impl<'a> crate::Report for builder::CloudByContentTitleAndUser<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -3385,7 +3475,10 @@ impl<'a> crate::Report for builder::CloudUserCountsLegacy<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(
@@ -3407,7 +3500,10 @@ impl<'a> crate::Report for builder::CloudByUser<'a> {
     fn first_page(&self) -> Option<vidplat_core::PagePosition> {
         Some(vidplat_core::Paginated::first(self))
     }
-    fn at_page(self, position: vidplat_core::PagePosition) -> Self {
+    fn at_page(
+        self,
+        position: vidplat_core::PagePosition,
+    ) -> Result<Self, vidplat_core::PagePosition> {
         vidplat_core::Paginated::at(self, position)
     }
     fn values<'r>(

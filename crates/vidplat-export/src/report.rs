@@ -55,8 +55,9 @@ pub trait Report:
     /// first row); `None` for a report answered in one page.
     fn first_page(&self) -> Option<PagePosition>;
 
-    /// The same request for the page at `position`.
-    fn at_page(self, position: PagePosition) -> Self;
+    /// The same request for the page at `position`; a position the report
+    /// does not page by (or any, for a report answered in one page) is handed back.
+    fn at_page(self, position: PagePosition) -> Result<Self, PagePosition>;
 
     /// A row's values, in the order of [`ReportInfo::columns`].
     fn values<'r>(row: &'r Row<Self>, out: &mut Vec<Value<'r>>) -> Result<(), TimeValueError>;

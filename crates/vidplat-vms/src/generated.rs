@@ -43720,10 +43720,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Number(page) => self.page(page),
-                _ => self,
+                ::vidplat_core::PagePosition::Number(page) => Ok(self.page(page)),
+                other => Err(other),
             }
         }
     }
@@ -43735,10 +43738,13 @@ pub mod builder {
             )
         }
         #[inline]
-        fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+        fn at(
+            self,
+            position: ::vidplat_core::PagePosition,
+        ) -> Result<Self, ::vidplat_core::PagePosition> {
             match position {
-                ::vidplat_core::PagePosition::Number(page) => self.page(page),
-                _ => self,
+                ::vidplat_core::PagePosition::Number(page) => Ok(self.page(page)),
+                other => Err(other),
             }
         }
     }

@@ -95,6 +95,13 @@ pub enum PagingProblem {
     SamePageAgain,
     /// `last_page` names no page that can exist (below 1, or before the page that said it).
     ImpossibleLastPage(i64),
+    /// `.prefetch(n)` above 1 on a list whose pages do not say how many there
+    /// are (every style but `last_page`): each page says whether there is
+    /// another, so pages cannot be asked for ahead. Nothing was sent.
+    PrefetchNotOffered(vidplat_core::PagingStyle),
+    /// [`vidplat_core::Paginated::at`] was given a position of another paging
+    /// style than the list's (a page number for a rank-window list, say).
+    PositionOfAnotherStyle(vidplat_core::PagingStyle),
     /// More pages than the default bound ([`crate::pagination::DEFAULT_MAX_PAGES`]);
     /// `.max_pages(n)` sets another.
     TooManyPages {
@@ -272,12 +279,23 @@ impl fmt::Display for Error {
                 pages,
                 problem,
             } => {
-                write!(f, "{operation}: the listing stopped at page {pages}: ")?;
+                match pages {
+                    0 => write!(f, "{operation}: the listing did not start: ")?,
+                    _ => write!(f, "{operation}: the listing stopped at page {pages}: ")?,
+                }
                 match problem {
                     PagingProblem::SamePageAgain => {
                         f.write_str("the server answered the same rows as the page before; the list does not advance")
                     }
                     PagingProblem::ImpossibleLastPage(last) => write!(f, "the server said last_page {last}, which no list has"),
+                    PagingProblem::PrefetchNotOffered(style) => write!(
+                        f,
+                        "a {} list says on each page whether there is another, so `.prefetch(n)` above 1 cannot ask for pages ahead; nothing was sent",
+                        style.name()
+                    ),
+                    PagingProblem::PositionOfAnotherStyle(style) => {
+                        write!(f, "a position of another paging style than the list's ({})", style.name())
+                    }
                     PagingProblem::TooManyPages { bound } => write!(
                         f,
                         "more than {bound} pages, the default bound; `.max_pages(n)` sets another"

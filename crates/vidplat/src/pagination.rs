@@ -97,7 +97,9 @@ impl<'a, O: Paginated + Unpin + 'a> Pages<'a, O> {
     /// the first are asked for beside it, those past its `last_page` dropped
     /// unread, and a page that has arrived decodes while the next ones are
     /// asked for. Other styles learn from each page whether there is
-    /// another, so they fetch one at a time. Default 1: one page at a time.
+    /// another, so they fetch one at a time: there, a depth above 1 ends the
+    /// stream at once with [`PagingProblem::PrefetchNotOffered`], nothing
+    /// sent. Default 1: one page at a time.
     pub fn prefetch(mut self, depth: usize) -> Self {
         self.prefetch = depth.clamp(1, MAX_PREFETCH);
         self
@@ -114,6 +116,10 @@ impl<'a, O: Paginated + Unpin + 'a> Pages<'a, O> {
         let Some(operation) = self.operation.take() else {
             return stream::empty().boxed();
         };
+        if self.prefetch > 1 && O::STYLE != PagingStyle::LastPage {
+            let refused = not_started::<O>(PagingProblem::PrefetchNotOffered(O::STYLE));
+            return stream::once(futures_util::future::ready(Err(refused))).boxed();
+        }
         let first = operation.first();
         let pages = match (O::STYLE, first) {
             (PagingStyle::LastPage, PagePosition::Number(start)) => {
@@ -220,9 +226,19 @@ async fn fetch<O: Paginated>(
     at: PagePosition,
     wire_slot: Option<OwnedSemaphorePermit>,
 ) -> Result<O::Success, Error> {
-    Ok(vidplat_core::send_operation(operation.at(at), wire_slot)
-        .await?
-        .into_inner())
+    let operation = operation
+        .at(at)
+        .map_err(|_| not_started::<O>(PagingProblem::PositionOfAnotherStyle(O::STYLE)))?;
+    Ok(vidplat_core::send_operation(operation, wire_slot).await?.into_inner())
+}
+
+/// A listing refused before its first request.
+fn not_started<O: Paginated>(problem: PagingProblem) -> Error {
+    Error::Paging {
+        operation: O::META.id,
+        pages: 0,
+        problem,
+    }
 }
 
 /// `last_page` lists: the first page says how many there are, so the rest

@@ -298,12 +298,37 @@ async fn truncated_style_stops_at_the_first_page_not_truncated() {
     let (server, seen) = serve("/v1/contents", contents, Duration::from_millis(30)).await;
     let client = client(&server);
     let vms = client.vms().unwrap();
-    // Prefetch does not apply: the next page exists only if this one says so.
-    let names: Vec<_> = vms
+    // The next page exists only if this one says so: pages cannot be asked
+    // for ahead, and a prefetch above 1 is refused before anything is sent.
+    let refused = vms
         .list_contents()
         .per_page(1)
         .items()
         .prefetch(4)
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            vidplat::Error::Paging {
+                operation: "list_contents",
+                pages: 0,
+                problem: vidplat::PagingProblem::PrefetchNotOffered(vidplat_core::PagingStyle::Truncated),
+            }
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(
+        refused.to_string(),
+        "list_contents: the listing did not start: a truncated list says on each page whether there is another, so `.prefetch(n)` above 1 cannot ask for pages ahead; nothing was sent"
+    );
+    assert!(queries(&seen).is_empty(), "nothing was sent");
+    let names: Vec<_> = vms
+        .list_contents()
+        .per_page(1)
+        .items()
+        .prefetch(1)
         .map_ok(|c| c.name.unwrap())
         .try_collect()
         .await
@@ -409,14 +434,7 @@ async fn analytics_pages_wait_for_the_quota_one_at_a_time_and_show_the_wait() {
             .flatten()
     });
     let started = Instant::now();
-    let rows: Vec<_> = analytics
-        .cloud_by_os()
-        .limit(1)
-        .items()
-        .prefetch(4)
-        .try_collect()
-        .await
-        .unwrap();
+    let rows: Vec<_> = analytics.cloud_by_os().limit(1).items().try_collect().await.unwrap();
     assert_eq!(rows.len(), 4);
     let arrivals: Vec<Duration> = seen
         .lock()

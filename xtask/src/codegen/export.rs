@@ -115,12 +115,12 @@ pub fn render(spec: &Value, operations: &[Operation], file: &syn::File) -> Resul
         let paging = if op.paging.is_null() {
             quote! {
                 fn first_page(&self) -> Option<vidplat_core::PagePosition> { None }
-                fn at_page(self, _: vidplat_core::PagePosition) -> Self { self }
+                fn at_page(self, position: vidplat_core::PagePosition) -> Result<Self, vidplat_core::PagePosition> { Err(position) }
             }
         } else {
             quote! {
                 fn first_page(&self) -> Option<vidplat_core::PagePosition> { Some(vidplat_core::Paginated::first(self)) }
-                fn at_page(self, position: vidplat_core::PagePosition) -> Self { vidplat_core::Paginated::at(self, position) }
+                fn at_page(self, position: vidplat_core::PagePosition) -> Result<Self, vidplat_core::PagePosition> { vidplat_core::Paginated::at(self, position) }
             }
         };
         let id = &op.id;

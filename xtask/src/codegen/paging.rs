@@ -50,7 +50,7 @@ pub fn paginated_impls(operations: &[Operation]) -> Result<Vec<syn::Item>> {
                     quote!(::vidplat_core::__private::first_number(
                         ::vidplat_core::__private::paging_field(&self.#page)
                     )),
-                    quote!(::vidplat_core::PagePosition::Number(page) => self.#page(page),),
+                    quote!(::vidplat_core::PagePosition::Number(page) => Ok(self.#page(page)),),
                 )
             }
             "rank_windows" => {
@@ -60,7 +60,7 @@ pub fn paginated_impls(operations: &[Operation]) -> Result<Vec<syn::Item>> {
                         ::vidplat_core::__private::paging_field(&self.#start),
                         ::vidplat_core::__private::paging_field(&self.#end),
                     )),
-                    quote!(::vidplat_core::PagePosition::Ranks { start, end } => self.#start(start).#end(end),),
+                    quote!(::vidplat_core::PagePosition::Ranks { start, end } => Ok(self.#start(start).#end(end)),),
                 )
             }
             "offset_limit" => {
@@ -70,7 +70,7 @@ pub fn paginated_impls(operations: &[Operation]) -> Result<Vec<syn::Item>> {
                     quote!(::vidplat_core::PagePosition::Offset(
                         ::vidplat_core::__private::paging_field(&self.#offset).unwrap_or(0)
                     )),
-                    quote!(::vidplat_core::PagePosition::Offset(offset) => self.#offset(offset),),
+                    quote!(::vidplat_core::PagePosition::Offset(offset) => Ok(self.#offset(offset)),),
                 )
             }
             other => bail!("{id}: unknown x-paging.style `{other}`"),
@@ -81,10 +81,10 @@ pub fn paginated_impls(operations: &[Operation]) -> Result<Vec<syn::Item>> {
                 fn first(&self) -> ::vidplat_core::PagePosition {
                     #first
                 }
-                fn at(self, position: ::vidplat_core::PagePosition) -> Self {
+                fn at(self, position: ::vidplat_core::PagePosition) -> Result<Self, ::vidplat_core::PagePosition> {
                     match position {
                         #at
-                        _ => self,
+                        other => Err(other),
                     }
                 }
             }
