@@ -1,6 +1,7 @@
 //! The command tree: each row of the services' tables (`CommandSpec`) made
 //! into a clap command, beside the hand-written extras.
 
+use crate::commands::Extra;
 pub use crate::spec::{commands, find, ArgSpec, CommandSpec};
 use clap::builder::{PossibleValuesParser, TypedValueParser as _, ValueParser};
 use clap::{Arg, ArgAction, Command};
@@ -21,19 +22,16 @@ pub fn root() -> Command {
         .subcommand(service(
             Service::Encoder,
             "The encoding service: tasks, presets, profiles, imports",
-            crate::extras::encoder_commands(),
         ))
         .subcommand(service(
             Service::Vms,
             "The video management service: contents, pages, sites, policies",
-            crate::extras::vms_commands(),
         ))
         .subcommand(service(
             Service::Analytics,
             "Viewing analytics, basic (/v1) and cloud (/v2): 3 calls a minute, 1 at a time",
-            crate::extras::analytics_commands(),
         ))
-        .subcommands(crate::extras::top_commands())
+        .subcommands(Extra::under(None).map(Extra::command))
 }
 
 /// The exit codes, the same for every command.
@@ -120,7 +118,7 @@ fn global_args() -> Vec<Arg> {
                 .long("login-id")
                 .value_name("ID")
                 // As the analytics operations' `login_id` parameter of the same id is parsed: one type for both.
-                .value_parser(parser_of(Kind::String))
+                .value_parser(parser_of(Kind::Text))
                 .help("The account's login ID (else VIDPLAT_LOGIN_ID, else the profile's)"),
         ),
     ]
@@ -133,13 +131,13 @@ fn url_arg(name: &'static str, variable: &'static str, help: &'static str) -> Ar
         .help(format!("{help} (else {variable}, else the profile's)"))
 }
 
-fn service(service: Service, about: &'static str, extras: Vec<Command>) -> Command {
+fn service(service: Service, about: &'static str) -> Command {
     Command::new(service.as_str())
         .about(about)
         .subcommand_required(true)
         .arg_required_else_help(true)
         .subcommands(commands(service).map(operation))
-        .subcommands(extras)
+        .subcommands(Extra::under(Some(service)).map(Extra::command))
 }
 
 /// One operation's command.
@@ -219,14 +217,8 @@ pub fn operation(spec: CommandSpec) -> Command {
                 .help_heading("Paging"),
         );
     }
-    if meta.id == "register_task" {
-        fixed.push(
-            Arg::new("wait")
-                .long("wait")
-                .action(ArgAction::SetTrue)
-                .help("Wait for the registered tasks to end: each status on stderr, the final tasks on stdout (exit 4 when one fails)"),
-        );
-        fixed.push(crate::extras::poll_interval());
+    if crate::commands::waits_after(meta) {
+        fixed.extend(crate::commands::wait_after_flags());
     }
     fixed.push(
         Arg::new("dry-run")
@@ -338,7 +330,7 @@ pub fn scalar(kind: Kind, text: &str) -> Result<Value, String> {
             "false" => Ok(Value::Bool(false)),
             _ => Err(format!("`{text}` is not true or false")),
         },
-        Kind::String => Ok(Value::String(text.to_owned())),
+        Kind::Text => Ok(Value::String(text.to_owned())),
         Kind::Array | Kind::Object => serde_json::from_str(text).map_err(|e| format!("not JSON: {e}")),
     }
 }

@@ -6,9 +6,8 @@
 
 #[doc(hidden)] // for the repository's tests: the generated command specs
 pub mod command;
+mod commands;
 mod config;
-mod export;
-mod extras;
 mod failure;
 mod output;
 mod progress;
@@ -20,6 +19,7 @@ pub use failure::Exit;
 pub use output::TerminalSafe;
 
 use crate::command::{find, SERVICES};
+use crate::commands::{Extra, Invocation};
 use crate::failure::Failure;
 use crate::output::Format;
 use crate::run::{Args, Outcome, Runner, Show};
@@ -104,12 +104,18 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
     let (name, sub) = matches
         .subcommand()
         .ok_or_else(|| Failure::invalid("vidplat", "needs a command"))?;
-    match name {
-        "profile" => return extras::profile(sub, matches, io, format),
-        "completion" => return completion(sub, io),
-        #[cfg(feature = "sim")]
-        "sim" => return extras::sim(sub, io).await,
-        _ => {}
+    let timeout = matches.get_one::<Duration>("timeout").copied();
+    if let Some(extra) = Extra::find(None, name) {
+        let invocation = Invocation {
+            global: matches,
+            matches: sub,
+            io,
+            format,
+            columns,
+            timeout,
+            root,
+        };
+        return extra.run(invocation).await;
     }
     let service = SERVICES
         .into_iter()
@@ -118,7 +124,6 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
     let (command, op_matches) = sub
         .subcommand()
         .ok_or_else(|| Failure::invalid(name, "needs a command"))?;
-    let timeout = matches.get_one::<Duration>("timeout").copied();
     if let Some(spec) = find(service, command) {
         if flag(op_matches, "body-template") {
             io.stdout.write_all(spec.help.body_template.as_bytes())?;
@@ -135,7 +140,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         } else {
             None
         };
-        let wait = spec.operation.id == "register_task" && flag(op_matches, "wait") && show.is_none();
+        let wait = commands::waits_after(spec.operation) && flag(op_matches, "wait") && show.is_none();
         let runner = Runner {
             format,
             columns: columns.clone(),
@@ -186,57 +191,36 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
                 .filter_map(|t| t["id"].as_u64())
                 .collect();
             writeln!(io.stderr, "registered {} task(s): {ids:?}", ids.len())?;
-            return extras::wait_tasks(&client, &ids, op_matches, timeout, io, format, columns).await;
+            let invocation = Invocation {
+                global: matches,
+                matches: op_matches,
+                io,
+                format,
+                columns,
+                timeout,
+                root,
+            };
+            return commands::wait_tasks(&client, &ids, invocation).await;
         }
         return shown(output::value(io.stdout, format, columns, &value)?, io.stderr);
     }
-    let client = config::client_builder(matches)?.build()?;
-    let value = match (service, command) {
-        (Service::Encoder, "wait-task") => {
-            let ids: Vec<u64> = op_matches
-                .get_many::<u64>("task-id")
-                .into_iter()
-                .flatten()
-                .copied()
-                .collect();
-            return extras::wait_tasks(&client, &ids, op_matches, timeout, io, format, columns).await;
-        }
-        (Service::Encoder, "wait-task-import") => {
-            return extras::wait_import(&client, op_matches, timeout, io, format, columns).await;
-        }
-        (Service::Vms, "sign-page") => {
-            let url = extras::sign_page(Some(&client), op_matches).await?;
-            writeln!(io.stdout, "{url}")?;
-            return Ok(());
-        }
-        (Service::Vms, "verify-url") => extras::verify_url(Some(&client), op_matches).await?,
-        (Service::Analytics, "quota") => extras::quota(&client).await?,
-        (Service::Analytics, "export") => {
-            let waits = client.analytics_quota().map(|q| q.watch_waits());
-            let (stdout, stderr) = (&mut *io.stdout, &mut *io.stderr);
-            let terminal = io.stderr_terminal;
-            return export::run(&client, op_matches, stdout, stderr, waits, terminal, format).await;
-        }
-        _ => return Err(Failure::unknown_command(name, command)),
+    let extra = Extra::find(Some(service), command).ok_or_else(|| Failure::unknown_command(name, command))?;
+    let invocation = Invocation {
+        global: matches,
+        matches: op_matches,
+        io,
+        format,
+        columns,
+        timeout,
+        root,
     };
-    shown(output::value(io.stdout, format, columns, &value)?, io.stderr)
+    extra.run(invocation).await
 }
 
 /// What printing left to say: a note on stderr (an empty table's).
 fn shown(note: Option<&str>, stderr: &mut dyn Write) -> Result<(), Failure> {
     if let Some(note) = note {
         writeln!(stderr, "{note}")?;
-    }
-    Ok(())
-}
-
-/// `completion SHELL`. The script is made whole before it is written:
-/// clap_complete panics when its writer fails (`vidplat completion bash | head`).
-pub fn completion(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> {
-    if let Some(shell) = matches.get_one::<clap_complete::Shell>("shell") {
-        let mut script = Vec::new();
-        clap_complete::generate(*shell, &mut root(), "vidplat", &mut script);
-        io.stdout.write_all(&script)?;
     }
     Ok(())
 }
@@ -261,11 +245,11 @@ fn takes_set(argv: &[OsString]) -> bool {
 fn interruption_note(matches: &ArgMatches) -> String {
     let export = matches
         .subcommand()
-        .filter(|(name, _)| *name == "analytics")
-        .and_then(|(_, sub)| sub.subcommand())
-        .filter(|(name, _)| *name == "export");
+        .and_then(|(service, sub)| Some((SERVICES.into_iter().find(|s| s.as_str() == service)?, sub)))
+        .and_then(|(service, sub)| Some((service, sub.subcommand()?)))
+        .filter(|(service, (name, _))| Extra::find(Some(*service), name) == Some(Extra::Export));
     match export {
-        Some((_, export)) if !flag(export, "dry-run") => export::interruption_note(export),
+        Some((_, (_, export))) if !flag(export, "dry-run") => commands::export_interruption_note(export),
         _ => "interrupted".to_owned(),
     }
 }

@@ -487,7 +487,7 @@ mod tests {
             ("streams[]", Kind::Object),
             ("streams[].video", Kind::Object),
             ("streams[].video.height", Kind::Integer),
-            ("name", Kind::String),
+            ("name", Kind::Text),
         ];
         let mut body = serde_json::json!({});
         apply_set(&mut body, "streams[0].video.height=720", &members).unwrap();

@@ -124,8 +124,10 @@ pub enum Place {
 /// A value's JSON kind, as the YAML gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
-    /// A string (any `format`).
-    String,
+    /// A string (any `format`). Not named `String`: a variant of that name
+    /// makes rustc spell `std::string::String` in full in every diagnostic
+    /// of a crate that depends on this one.
+    Text,
     /// An integer.
     Integer,
     /// A number.

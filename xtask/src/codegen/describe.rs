@@ -100,7 +100,7 @@ pub fn describe(spec: &Value, op: &Operation) -> Result<Described> {
             let mut members = Vec::new();
             collect_members(spec, schema, "", &mut members, 0, &mut BTreeSet::new());
             let members = members.iter().map(|(path, kind)| {
-                let kind = format_ident!("{kind}");
+                let kind = kind_ident(kind);
                 quote!((#path, vidplat_core::Kind::#kind))
             });
             let title = schema["$ref"]
@@ -176,6 +176,11 @@ fn kind_of(schema: &Map<String, Value>) -> &'static str {
     }
 }
 
+/// The `vidplat_core::Kind` variant of a kind `kind_of` names.
+fn kind_ident(kind: &str) -> proc_macro2::Ident {
+    format_ident!("{}", if kind == "String" { "Text" } else { kind })
+}
+
 fn is_scalar(schema: &Map<String, Value>) -> bool {
     matches!(kind_of(schema), "Integer" | "Number" | "Boolean" | "String")
 }
@@ -193,7 +198,7 @@ fn argument(
         Some("array") => (merged(spec, schema.get("items").unwrap_or(&Value::Null)), true),
         _ => (schema.clone(), false),
     };
-    let kind = format_ident!("{}", kind_of(&element));
+    let kind = kind_ident(kind_of(&element));
     let values: Vec<&str> = element
         .get("enum")
         .and_then(Value::as_array)

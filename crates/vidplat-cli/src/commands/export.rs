@@ -15,7 +15,7 @@ use vidplat_export::{Export, ExportError, ExportReport as _, Files, Format, Plan
 /// The state file's name in the output directory when `--state` is not given.
 const STATE_FILE: &str = ".vidplat-export-state.json";
 
-pub fn command() -> Command {
+pub fn define(command: Command) -> Command {
     let reports: Vec<String> = vidplat_export::REPORTS
         .iter()
         .map(|r| r.name.replace('_', "-"))
@@ -24,7 +24,7 @@ pub fn command() -> Command {
         .into_iter()
         .chain(cfg!(feature = "arrow").then_some("arrow"))
         .chain(cfg!(feature = "parquet").then_some("parquet"));
-    Command::new("export")
+    command
         .about("Every row of a report over a period into files, one per day (or per period), under the quota; rerun to resume")
         .long_about(
             "Every row of a report over a period into files: out/date=YYYY-MM-DD/part-000.EXT for the reports \
@@ -283,8 +283,25 @@ async fn next_wait(
     }
 }
 
-/// Runs the command: the summary (or the plan) on stdout.
-pub async fn run(
+pub async fn run(invocation: super::Invocation<'_, '_>) -> Result<(), Failure> {
+    let client = invocation.client()?;
+    let waits = client.analytics_quota().map(|q| q.watch_waits());
+    let io = invocation.io;
+    let (stdout, stderr, terminal) = (&mut *io.stdout, &mut *io.stderr, io.stderr_terminal);
+    export(
+        &client,
+        invocation.matches,
+        stdout,
+        stderr,
+        waits,
+        terminal,
+        invocation.format,
+    )
+    .await
+}
+
+/// Runs the export: the summary (or the plan) on stdout.
+async fn export(
     client: &Client,
     matches: &ArgMatches,
     stdout: &mut dyn Write,

@@ -1,0 +1,174 @@
+//! The commands that are not one operation each, one file per command (its
+//! arguments and its run function together). [`Extra`] names each one and
+//! says where it sits: the one place a name is defined and dispatched.
+
+mod completion;
+mod export;
+mod profile;
+mod quota;
+mod sign_page;
+mod sim;
+mod verify_url;
+mod wait_task;
+mod wait_task_import;
+
+use crate::failure::Failure;
+use crate::output::{self, Format};
+use crate::Io;
+use clap::{Arg, ArgMatches, Command};
+use serde_json::Value;
+use std::time::Duration;
+use vidplat::waiters::Polling;
+use vidplat::Client;
+use vidplat_core::Service;
+
+pub use export::interruption_note as export_interruption_note;
+pub use wait_task::{wait_after_flags, wait_tasks, waits_after};
+
+/// A command that is not an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extra {
+    WaitTask,
+    WaitTaskImport,
+    SignPage,
+    VerifyUrl,
+    Quota,
+    Export,
+    Profile,
+    Sim,
+    Completion,
+}
+
+impl Extra {
+    /// Every one, in the order help lists them.
+    pub const ALL: [Extra; 9] = [
+        Extra::WaitTask,
+        Extra::WaitTaskImport,
+        Extra::SignPage,
+        Extra::VerifyUrl,
+        Extra::Quota,
+        Extra::Export,
+        Extra::Profile,
+        Extra::Sim,
+        Extra::Completion,
+    ];
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Extra::WaitTask => "wait-task",
+            Extra::WaitTaskImport => "wait-task-import",
+            Extra::SignPage => "sign-page",
+            Extra::VerifyUrl => "verify-url",
+            Extra::Quota => "quota",
+            Extra::Export => "export",
+            Extra::Profile => "profile",
+            Extra::Sim => "sim",
+            Extra::Completion => "completion",
+        }
+    }
+
+    /// The service it sits under, or `None` at the top (`vidplat profile`).
+    pub fn service(self) -> Option<Service> {
+        match self {
+            Extra::WaitTask | Extra::WaitTaskImport => Some(Service::Encoder),
+            Extra::SignPage | Extra::VerifyUrl => Some(Service::Vms),
+            Extra::Quota | Extra::Export => Some(Service::Analytics),
+            Extra::Profile | Extra::Sim | Extra::Completion => None,
+        }
+    }
+
+    /// The ones under `service` (`None`: at the top).
+    pub fn under(service: Option<Service>) -> impl Iterator<Item = Extra> {
+        Extra::ALL.into_iter().filter(move |extra| extra.service() == service)
+    }
+
+    /// The one named `name` under `service`.
+    pub fn find(service: Option<Service>, name: &str) -> Option<Extra> {
+        Extra::under(service).find(|extra| extra.name() == name)
+    }
+
+    /// Its clap command.
+    pub fn command(self) -> Command {
+        let command = Command::new(self.name());
+        match self {
+            Extra::WaitTask => wait_task::define(command),
+            Extra::WaitTaskImport => wait_task_import::define(command),
+            Extra::SignPage => sign_page::define(command),
+            Extra::VerifyUrl => verify_url::define(command),
+            Extra::Quota => quota::define(command),
+            Extra::Export => export::define(command),
+            Extra::Profile => profile::define(command),
+            Extra::Sim => sim::define(command),
+            Extra::Completion => completion::define(command),
+        }
+    }
+
+    /// Runs it.
+    pub async fn run(self, invocation: Invocation<'_, '_>) -> Result<(), Failure> {
+        match self {
+            Extra::WaitTask => wait_task::run(invocation).await,
+            Extra::WaitTaskImport => wait_task_import::run(invocation).await,
+            Extra::SignPage => sign_page::run(invocation).await,
+            Extra::VerifyUrl => verify_url::run(invocation).await,
+            Extra::Quota => quota::run(invocation).await,
+            Extra::Export => export::run(invocation).await,
+            Extra::Profile => profile::run(invocation).await,
+            Extra::Sim => sim::run(invocation).await,
+            Extra::Completion => completion::run(invocation).await,
+        }
+    }
+}
+
+/// What a command runs with: the whole command line's values, its own, where
+/// it writes, and the global output settings.
+pub struct Invocation<'a, 'io> {
+    /// The whole command line's matches (the global flags).
+    pub global: &'a ArgMatches,
+    /// The command's own.
+    pub matches: &'a ArgMatches,
+    pub io: &'a mut Io<'io>,
+    pub format: Format,
+    pub columns: Option<Vec<String>>,
+    /// `--timeout`.
+    pub timeout: Option<Duration>,
+    /// The whole command tree (for the completion scripts).
+    pub root: fn() -> Command,
+}
+
+impl Invocation<'_, '_> {
+    /// A client from the flags, the variables and the profile.
+    pub fn client(&self) -> Result<Client, Failure> {
+        Ok(crate::config::client_builder(self.global)?.build()?)
+    }
+
+    /// `value` on stdout in the chosen format; an empty table's note on stderr.
+    pub fn print(self, value: &Value) -> Result<(), Failure> {
+        if let Some(note) = output::value(self.io.stdout, self.format, self.columns, value)? {
+            writeln!(self.io.stderr, "{note}")?;
+        }
+        Ok(())
+    }
+}
+
+/// `--poll-interval`, for the commands that wait.
+pub fn poll_interval() -> Arg {
+    Arg::new("poll-interval")
+        .long("poll-interval")
+        .value_name("DURATION")
+        .value_parser(humantime::parse_duration)
+        .help("First pause between polls; it grows to 30 s [default: 1s]")
+}
+
+/// The polling of a waiting command.
+pub(crate) fn polling(matches: &ArgMatches, timeout: Option<Duration>) -> Polling {
+    let mut polling = Polling::default();
+    if let Some(interval) = matches.get_one::<Duration>("poll-interval") {
+        polling.initial_interval = *interval;
+        polling.max_interval = polling.max_interval.max(*interval);
+    }
+    if let Some(timeout) = timeout {
+        polling.max_wait = timeout;
+    }
+    polling
+}
