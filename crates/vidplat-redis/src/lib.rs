@@ -11,10 +11,12 @@
 
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
+mod error;
 mod nodes;
 mod quota;
 mod wire;
 mod work;
 
+pub use error::{Bound, RedisError};
 pub use quota::{RedisQuota, RedisQuotaError, RedisUnavailable};
 pub use work::{AgreedPlan, SharedWork, SharedWorkError, WorkClaim, WorkToken};

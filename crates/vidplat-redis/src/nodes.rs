@@ -7,6 +7,7 @@
 //! (over TLS when the first node's URL is `rediss://`, its name checked).
 //! A standalone store never follows one.
 
+use crate::error::{quoted, RedisError};
 use std::sync::{Mutex, PoisonError};
 
 /// The most nodes a cluster store remembers (the ones named when it was made
@@ -99,22 +100,18 @@ impl Nodes {
     /// Follows a `MOVED <slot> <host>:<port>`: the named node is in use from
     /// now on. Refused on a standalone store, and for an address that names
     /// no port.
-    pub(crate) fn moved_to(&self, named: &str) -> Result<(), String> {
+    pub(crate) fn moved_to(&self, named: &str) -> Result<(), RedisError> {
         if !self.cluster {
-            return Err(format!(
-                "Redis answered MOVED ({}): it is a Redis Cluster node; make the store with RedisQuota::cluster",
-                vidplat_core::__private::bounded(named, 100)
-            ));
+            return Err(RedisError::NotStandalone {
+                named: quoted(named, 100),
+            });
         }
         let (host, port) = named
             .rsplit_once(':')
             .and_then(|(host, port)| Some((host, port.parse::<u16>().ok()?)))
             .filter(|(host, port)| !host.is_empty() && *port != 0)
-            .ok_or_else(|| {
-                format!(
-                    "Redis redirected to `{}`, which is not host:port",
-                    vidplat_core::__private::bounded(named, 100)
-                )
+            .ok_or_else(|| RedisError::BadRedirect {
+                named: quoted(named, 100),
             })?;
         // An IPv6 address may come bracketed or bare.
         let host = host.trim_start_matches('[').trim_end_matches(']').to_owned();
@@ -165,7 +162,13 @@ mod tests {
     fn a_redirection_is_followed_on_a_cluster_only_and_the_list_stays_bounded() {
         let standalone = Nodes::standalone(tcp(1));
         let refused = standalone.moved_to("127.0.0.1:2").unwrap_err();
-        assert!(refused.contains("RedisQuota::cluster"), "{refused}");
+        assert_eq!(
+            refused,
+            RedisError::NotStandalone {
+                named: "127.0.0.1:2".to_owned()
+            }
+        );
+        assert!(refused.to_string().contains("RedisQuota::cluster"), "{refused}");
         assert_eq!(standalone.current(), tcp(1));
 
         let cluster = Nodes::cluster(vec![tcp(1), tcp(2)]);

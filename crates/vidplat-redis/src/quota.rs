@@ -27,6 +27,7 @@
 //! stops answering, so it finds the replica a fail-over promotes
 //! (`nodes`).
 
+use crate::error::{quoted, Bound, RedisError};
 use crate::nodes::Nodes;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -329,7 +330,7 @@ impl RedisQuota {
 
     /// The connection to Redis (made on first use, and again after one broke),
     /// every reply read within bounds (`quota::redis_wire`).
-    async fn connection(&self) -> Result<redis::aio::MultiplexedConnection, String> {
+    async fn connection(&self) -> Result<redis::aio::MultiplexedConnection, RedisError> {
         let inner = &self.inner;
         let mut slot = inner.connection.lock().await;
         if let Some(connection) = slot.as_ref() {
@@ -349,16 +350,21 @@ impl RedisQuota {
                     Err(e) => failed = Some(e),
                 }
             }
-            Err(failed.unwrap_or_default())
+            Err(failed.map(|e| quoted(&e.to_string(), 200)).unwrap_or_default())
         };
         let connection = match tokio::time::timeout(timeout, connect).await {
             Ok(Ok(connection)) => connection,
-            Ok(Err(e)) => return Err(format!("cannot connect to Redis at {}: {e}", inner.redacted_url)),
+            Ok(Err(reason)) => {
+                return Err(RedisError::Unreachable {
+                    url: inner.redacted_url.clone(),
+                    reason,
+                })
+            }
             Err(_) => {
-                return Err(format!(
-                    "no answer from Redis at {} within {timeout:?}",
-                    inner.redacted_url
-                ))
+                return Err(RedisError::NoAnswer {
+                    url: inner.redacted_url.clone(),
+                    within: Bound::CommandTimeout,
+                })
             }
         };
         *slot = Some(connection.clone());
@@ -372,13 +378,11 @@ impl RedisQuota {
         &self,
         addr: &redis::ConnectionAddr,
         timeout: Duration,
-    ) -> Result<redis::aio::MultiplexedConnection, String> {
+    ) -> Result<redis::aio::MultiplexedConnection, Box<dyn std::error::Error + Send + Sync>> {
         let socket = crate::wire::open(addr).await?;
         let config = redis::AsyncConnectionConfig::new().set_response_timeout(Some(timeout));
         let (connection, driver) =
-            redis::aio::MultiplexedConnection::new_with_config(&self.inner.login, socket, config)
-                .await
-                .map_err(|e| vidplat_core::__private::bounded(&e.to_string(), 200).to_string())?;
+            redis::aio::MultiplexedConnection::new_with_config(&self.inner.login, socket, config).await?;
         tokio::spawn(driver);
         Ok(connection)
     }
@@ -440,14 +444,14 @@ impl RedisQuota {
         keys: &[&str],
         args: &[String],
         deadline: Option<Instant>,
-    ) -> Result<T, String> {
+    ) -> Result<T, RedisError> {
         let url = &self.inner.redacted_url;
         let command_timeout = self.inner.settings.op_timeout;
         let until = Instant::now().checked_add(command_timeout);
         let (until, cut_by) = match (until, deadline) {
-            (Some(until), Some(deadline)) if deadline < until => (Some(deadline), "the call's deadline"),
-            (None, Some(deadline)) => (Some(deadline), "the call's deadline"),
-            (until, _) => (until, "the command timeout"),
+            (Some(until), Some(deadline)) if deadline < until => (Some(deadline), Bound::CallDeadline),
+            (None, Some(deadline)) => (Some(deadline), Bound::CallDeadline),
+            (until, _) => (until, Bound::CommandTimeout),
         };
         let attempt = async {
             // On a cluster, a command the cluster did not run (redirected, or
@@ -487,16 +491,18 @@ impl RedisQuota {
                         self.forget_connection();
                     }
                     // Escaped and cut: a hostile peer's text can neither forge log lines nor fill them.
-                    return Err(format!(
-                        "Redis at {url} failed: {}",
-                        vidplat_core::__private::bounded(&e.to_string(), 200)
-                    ));
+                    return Err(RedisError::Failed {
+                        url: url.clone(),
+                        tries: 1,
+                        reason: quoted(&e.to_string(), 200),
+                    });
                 }
                 if asked >= MAX_CLUSTER_ASKS {
-                    return Err(format!(
-                        "Redis at {url} failed: {asked} tries, the last {}",
-                        vidplat_core::__private::bounded(&e.to_string(), 200)
-                    ));
+                    return Err(RedisError::Failed {
+                        url: url.clone(),
+                        tries: asked,
+                        reason: quoted(&e.to_string(), 200),
+                    });
                 }
                 if asked.is_multiple_of(3) || not_run {
                     tokio::time::sleep(CLUSTER_NAP).await;
@@ -506,7 +512,10 @@ impl RedisQuota {
         let Some(until) = until else { return attempt.await };
         match tokio::time::timeout_at(until, attempt).await {
             Ok(outcome) => outcome,
-            Err(_) => Err(format!("no answer from Redis at {url} within {cut_by}")),
+            Err(_) => Err(RedisError::NoAnswer {
+                url: url.clone(),
+                within: cut_by,
+            }),
         }
     }
 
@@ -539,7 +548,7 @@ impl RedisQuota {
         deadline: Option<Instant>,
         waiting: &Waiting<'_>,
         saw_month: &(dyn Fn(u64) + Sync),
-    ) -> Result<Result<RedisLease, QuotaRefusal>, String> {
+    ) -> Result<Result<RedisLease, QuotaRefusal>, RedisError> {
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
         let settings = self.inner.settings;
         let window = config.window.saturating_add(config.safety_margin);
@@ -664,7 +673,7 @@ impl RedisQuota {
     }
 
     /// The account's count this month, as Redis holds it now.
-    pub(crate) async fn month_used(&self) -> Result<u64, String> {
+    pub(crate) async fn month_used(&self) -> Result<u64, RedisError> {
         let offset = self.inner.settings.utc_offset_minutes.to_string();
         let used: i64 = self
             .run(&MONTH_USED, &[self.inner.keys.month.as_str()], &[offset], None)
@@ -674,7 +683,7 @@ impl RedisQuota {
 
     /// The account's calls in flight (live leases) and calls in the current
     /// `window`, as Redis holds them now. Reads only.
-    pub(crate) async fn activity(&self, window: Duration) -> Result<(u64, u64), String> {
+    pub(crate) async fn activity(&self, window: Duration) -> Result<(u64, u64), RedisError> {
         let k = &self.inner.keys;
         let answer: Vec<i64> = self
             .run(
@@ -693,7 +702,7 @@ impl RedisQuota {
 
     async fn leave(&self, token: &str) {
         let k = &self.inner.keys;
-        let _: Result<i64, String> = self
+        let _: Result<i64, RedisError> = self
             .run(
                 &LEAVE,
                 &[k.queue.as_str(), k.alive.as_str()],
@@ -704,7 +713,7 @@ impl RedisQuota {
     }
 
     /// Gives the slot of `token` back if it still holds it (compare-and-delete); 1 if it did.
-    pub(crate) async fn release(&self, token: &str) -> Result<i64, String> {
+    pub(crate) async fn release(&self, token: &str) -> Result<i64, RedisError> {
         let k = &self.inner.keys;
         self.run(
             &RELEASE,
@@ -716,7 +725,7 @@ impl RedisQuota {
     }
 
     /// Extends the lease of `token` if it still holds one; 1 if it did.
-    pub(crate) async fn renew(&self, token: &str) -> Result<i64, String> {
+    pub(crate) async fn renew(&self, token: &str) -> Result<i64, RedisError> {
         let k = &self.inner.keys;
         self.run(
             &RENEW,
@@ -855,17 +864,21 @@ impl SharedQuota for RedisQuota {
                     turn.saw_month,
                 )
                 .await
-                .map_err(StoreUnavailable::new)?;
+                .map_err(StoreUnavailable::because)?;
             Ok(decision.map(|lease| Box::new(lease) as Box<dyn Lease>))
         })
     }
 
     fn month_used(&self) -> StoreFuture<'_, Result<u64, StoreUnavailable>> {
-        Box::pin(async move { RedisQuota::month_used(self).await.map_err(StoreUnavailable::new) })
+        Box::pin(async move { RedisQuota::month_used(self).await.map_err(StoreUnavailable::because) })
     }
 
     fn activity(&self, window: Duration) -> StoreFuture<'_, Result<(u64, u64), StoreUnavailable>> {
-        Box::pin(async move { RedisQuota::activity(self, window).await.map_err(StoreUnavailable::new) })
+        Box::pin(async move {
+            RedisQuota::activity(self, window)
+                .await
+                .map_err(StoreUnavailable::because)
+        })
     }
 
     fn when_unavailable(&self) -> WhenUnavailable {
@@ -913,12 +926,12 @@ const MAX_CLUSTER_ASKS: u32 = 100;
 const MIN_NAP: Duration = Duration::from_millis(20);
 
 /// An answer of the wrong shape, described within bounds (its length and start).
-fn unexpected(answer: &[i64]) -> String {
+fn unexpected(answer: &[i64]) -> RedisError {
     let start = &answer[..answer.len().min(4)];
-    format!(
-        "unexpected answer from the quota script: {} values, starting {start:?}",
-        answer.len()
-    )
+    RedisError::UnexpectedAnswer {
+        script: "quota",
+        answer: format!("{} values, starting {start:?}", answer.len()),
+    }
 }
 
 const GRANTED: i64 = 0;
@@ -1185,7 +1198,7 @@ mod tests {
     }
 
     /// One turn asked of the store at `url`, within `deadline`.
-    async fn turn(url: &str, deadline: Option<Instant>) -> Result<Result<RedisLease, QuotaRefusal>, String> {
+    async fn turn(url: &str, deadline: Option<Instant>) -> Result<Result<RedisLease, QuotaRefusal>, RedisError> {
         let store = RedisQuota::new(url, "hostile").unwrap();
         let waits = tokio::sync::watch::channel(None).0;
         let waiting = Waiting::new(&waits);
@@ -1198,16 +1211,42 @@ mod tests {
     async fn a_silent_redis_cannot_hold_a_call_past_its_deadline() {
         let (url, _) = hostile_redis(b"", None).await;
         let started = Instant::now();
-        let message = turn(&url, Some(started + Duration::from_millis(300)))
+        let error = turn(&url, Some(started + Duration::from_millis(300)))
             .await
             .unwrap_err();
-        assert!(message.ends_with("within the call's deadline"), "{message}");
+        assert!(
+            matches!(
+                error,
+                RedisError::NoAnswer {
+                    within: Bound::CallDeadline,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        assert!(error.to_string().ends_with("within the call's deadline"), "{error}");
         let took = started.elapsed();
         // Not the 2 s command timeout: the call's 300 ms deadline.
         assert!(
             took >= Duration::from_millis(300) && took < Duration::from_millis(1000),
             "{took:?}"
         );
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_store_says_so_through_the_trait_with_its_typed_error() {
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = closed.local_addr().unwrap().port();
+        drop(closed);
+        let store = RedisQuota::new(&format!("redis://:hunter2@127.0.0.1:{port}/"), "gone").unwrap();
+        let unavailable = SharedQuota::month_used(&store).await.unwrap_err();
+        let redis = unavailable
+            .error()
+            .and_then(|e| e.downcast_ref::<RedisError>())
+            .expect("the store's own error, typed");
+        assert!(matches!(redis, RedisError::Unreachable { .. }), "{redis:?}");
+        assert_eq!(unavailable.reason(), redis.to_string());
+        assert!(!unavailable.reason().contains("hunter2"), "{}", unavailable.reason());
     }
 
     #[tokio::test]
@@ -1230,7 +1269,9 @@ mod tests {
     async fn a_gigabyte_reply_is_refused_at_its_header_and_never_read() {
         let (url, sent) = hostile_redis(b"$1073741824\r\n", Some(Duration::ZERO)).await;
         let started = Instant::now();
-        let message = turn(&url, Some(started + Duration::from_secs(5))).await.unwrap_err();
+        let error = turn(&url, Some(started + Duration::from_secs(5))).await.unwrap_err();
+        assert!(matches!(error, RedisError::Failed { tries: 1, .. }), "{error:?}");
+        let message = error.to_string();
         assert!(
             message.contains("a reply from Redis announces 1073741824 bytes, over the 65536 allowed"),
             "{message}"
@@ -1251,7 +1292,7 @@ mod tests {
     /// GRANTED, as the quota script answers it.
     const GRANTED_REPLY: &[u8] = b"*4\r\n:0\r\n:0\r\n:1\r\n:0\r\n";
 
-    async fn cluster_turn(store: &RedisQuota) -> Result<Result<RedisLease, QuotaRefusal>, String> {
+    async fn cluster_turn(store: &RedisQuota) -> Result<Result<RedisLease, QuotaRefusal>, RedisError> {
         let waits = tokio::sync::watch::channel(None).0;
         let waiting = Waiting::new(&waits);
         let config = QuotaConfig::default();
@@ -1270,7 +1311,9 @@ mod tests {
         .await;
 
         let standalone = RedisQuota::new(&other, "acct").unwrap();
-        let message = cluster_turn(&standalone).await.unwrap_err();
+        let error = cluster_turn(&standalone).await.unwrap_err();
+        assert!(matches!(error, RedisError::NotStandalone { .. }), "{error:?}");
+        let message = error.to_string();
         assert!(
             message.contains("MOVED") && message.contains("RedisQuota::cluster"),
             "{message}"
@@ -1309,8 +1352,17 @@ mod tests {
             .unwrap()
             .command_timeout(Duration::from_millis(500));
         let started = Instant::now();
-        let message = cluster_turn(&store).await.unwrap_err();
-        assert!(message.ends_with("within the command timeout"), "{message}");
+        let error = cluster_turn(&store).await.unwrap_err();
+        assert!(
+            matches!(
+                error,
+                RedisError::NoAnswer {
+                    within: Bound::CommandTimeout,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
         assert!(
             started.elapsed() < Duration::from_millis(900),
             "{:?}",
@@ -1345,16 +1397,23 @@ mod tests {
             Box::leak(format!("-ERR {text}\r\n").into_bytes().into_boxed_slice())
         });
         let (url, _) = hostile_redis(&LONG, Some(Duration::ZERO)).await;
-        let message = turn(&url, None).await.unwrap_err();
+        let message = turn(&url, None).await.unwrap_err().to_string();
         assert!(message.len() < 400, "{} characters", message.len());
         assert!(!message.contains('\n'), "{message}");
         assert!(message.contains("characters in all"), "{message}");
 
         // Too many values: only their count and start are shown.
         let (url, _) = hostile_redis(b"*6\r\n:9\r\n:9\r\n:9\r\n:9\r\n:9\r\n:9\r\n", Some(Duration::ZERO)).await;
-        let message = turn(&url, None).await.unwrap_err();
+        let error = turn(&url, None).await.unwrap_err();
         assert_eq!(
-            message,
+            error,
+            RedisError::UnexpectedAnswer {
+                script: "quota",
+                answer: "6 values, starting [9, 9, 9, 9]".to_owned()
+            }
+        );
+        assert_eq!(
+            error.to_string(),
             "unexpected answer from the quota script: 6 values, starting [9, 9, 9, 9]"
         );
     }

@@ -20,6 +20,49 @@ pub(crate) const MAX_REPLY_BYTES: usize = 64 * 1024;
 /// The most values one reply may hold, nested ones included.
 pub(crate) const MAX_REPLY_VALUES: u64 = 1024;
 
+/// How a reply from Redis broke the bounds or the framing it is read within.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OutOfBounds {
+    /// The first byte of a value is not a RESP type.
+    NotAType(u8),
+    /// A blob goes on past the length its header gave.
+    BlobPastItsLength,
+    /// A length or number of over 20 digits.
+    TooManyDigits,
+    /// A line ends in `\r` without `\n`.
+    BadLineEnd,
+    /// A length that is not a number.
+    LengthNotANumber,
+    /// A blob announced longer than a whole reply may be.
+    Announced(u64),
+    /// A reply past [`MAX_REPLY_BYTES`].
+    TooLarge,
+    /// A reply of over [`MAX_REPLY_VALUES`] values.
+    TooManyValues,
+}
+
+impl std::fmt::Display for OutOfBounds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutOfBounds::NotAType(byte) => {
+                write!(f, "a reply from Redis starts with byte {byte:#04x}, not a RESP type")
+            }
+            OutOfBounds::BlobPastItsLength => f.write_str("a blob from Redis is longer than its header says"),
+            OutOfBounds::TooManyDigits => f.write_str("a length or number from Redis has over 20 digits"),
+            OutOfBounds::BadLineEnd => f.write_str("a line from Redis ends in `\\r` without `\\n`"),
+            OutOfBounds::LengthNotANumber => f.write_str("a length from Redis is not a number"),
+            OutOfBounds::Announced(length) => write!(
+                f,
+                "a reply from Redis announces {length} bytes, over the {MAX_REPLY_BYTES} allowed"
+            ),
+            OutOfBounds::TooLarge => write!(f, "a reply from Redis is over {MAX_REPLY_BYTES} bytes"),
+            OutOfBounds::TooManyValues => write!(f, "a reply from Redis holds over {MAX_REPLY_VALUES} values"),
+        }
+    }
+}
+
+impl std::error::Error for OutOfBounds {}
+
 /// Where the scanner is in the reply it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Part {
@@ -61,7 +104,7 @@ impl Default for Framing {
 
 impl Framing {
     /// Follows `data`; an error names the bound a reply broke (or its bad framing).
-    pub(crate) fn scan(&mut self, data: &[u8]) -> Result<(), String> {
+    pub(crate) fn scan(&mut self, data: &[u8]) -> Result<(), OutOfBounds> {
         let mut i = 0;
         while i < data.len() {
             if self.pending == 0 && self.part == Part::Type {
@@ -89,9 +132,7 @@ impl Framing {
                     self.grow(1)?;
                     i += 1;
                     if !b"+-:$*_,#(=!%~>|".contains(&kind) {
-                        return Err(format!(
-                            "a reply from Redis starts with byte {kind:#04x}, not a RESP type"
-                        ));
+                        return Err(OutOfBounds::NotAType(kind));
                     }
                     self.part = Part::Line(kind);
                     self.line.clear();
@@ -103,12 +144,12 @@ impl Framing {
                     if byte == b'\r' {
                         self.part = Part::LineEnd(kind);
                     } else if kind == b'\0' {
-                        return Err("a blob from Redis is longer than its header says".to_owned());
+                        return Err(OutOfBounds::BlobPastItsLength);
                     } else if b"+-,(".contains(&kind) {
                         // A simple line: only its length matters (bounded by `grow`).
                     } else {
                         if self.line.len() >= 20 {
-                            return Err("a length or number from Redis has over 20 digits".to_owned());
+                            return Err(OutOfBounds::TooManyDigits);
                         }
                         self.line.push(byte);
                     }
@@ -118,7 +159,7 @@ impl Framing {
                     self.grow(1)?;
                     i += 1;
                     if byte != b'\n' {
-                        return Err("a line from Redis ends in `\\r` without `\\n`".to_owned());
+                        return Err(OutOfBounds::BadLineEnd);
                     }
                     self.end_line(kind)?;
                 }
@@ -127,27 +168,27 @@ impl Framing {
         Ok(())
     }
 
-    fn grow(&mut self, by: usize) -> Result<(), String> {
+    fn grow(&mut self, by: usize) -> Result<(), OutOfBounds> {
         self.bytes = self.bytes.saturating_add(by);
         if self.bytes > MAX_REPLY_BYTES {
-            return Err(format!("a reply from Redis is over {MAX_REPLY_BYTES} bytes"));
+            return Err(OutOfBounds::TooLarge);
         }
         Ok(())
     }
 
     /// A line ended: the value it heads (or is) counts, and its children are owed.
-    fn end_line(&mut self, kind: u8) -> Result<(), String> {
+    fn end_line(&mut self, kind: u8) -> Result<(), OutOfBounds> {
         self.part = Part::Type;
         if kind == b'\0' {
             // The end of a blob: its value was counted at its header.
             self.pending -= 1;
             return Ok(());
         }
-        let number = || -> Result<i64, String> {
+        let number = || -> Result<i64, OutOfBounds> {
             std::str::from_utf8(&self.line)
                 .ok()
                 .and_then(|text| text.parse::<i64>().ok())
-                .ok_or_else(|| "a length from Redis is not a number".to_owned())
+                .ok_or(OutOfBounds::LengthNotANumber)
         };
         match kind {
             b'$' | b'=' | b'!' => {
@@ -159,9 +200,7 @@ impl Framing {
                 }
                 let length = length.unsigned_abs();
                 if length > MAX_REPLY_BYTES as u64 {
-                    return Err(format!(
-                        "a reply from Redis announces {length} bytes, over the {MAX_REPLY_BYTES} allowed"
-                    ));
+                    return Err(OutOfBounds::Announced(length));
                 }
                 self.part = Part::Blob(length);
                 if length == 0 {
@@ -182,7 +221,7 @@ impl Framing {
                 }
                 self.values = self.values.saturating_add(owed);
                 if self.values > MAX_REPLY_VALUES {
-                    return Err(format!("a reply from Redis holds over {MAX_REPLY_VALUES} values"));
+                    return Err(OutOfBounds::TooManyValues);
                 }
                 self.pending += owed;
             }
@@ -202,7 +241,7 @@ pin_project_lite::pin_project! {
         #[pin]
         inner: S,
         framing: Framing,
-        broken: Option<String>,
+        broken: Option<OutOfBounds>,
     }
 }
 
@@ -219,8 +258,8 @@ impl<S> Bounded<S> {
 impl<S: AsyncRead> AsyncRead for Bounded<S> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.project();
-        if let Some(broken) = this.broken {
-            return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, broken.clone())));
+        if let Some(broken) = *this.broken {
+            return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, broken)));
         }
         let before = buf.filled().len();
         match this.inner.poll_read(cx, buf) {
@@ -228,7 +267,7 @@ impl<S: AsyncRead> AsyncRead for Bounded<S> {
                 if let Err(broken) = this.framing.scan(&buf.filled()[before..]) {
                     // Nothing of this read reaches the decoder, and nothing after it.
                     buf.set_filled(before);
-                    *this.broken = Some(broken.clone());
+                    *this.broken = Some(broken);
                     return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, broken)));
                 }
                 Poll::Ready(Ok(()))
@@ -269,37 +308,51 @@ pub(crate) trait Socket: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<S: AsyncRead + AsyncWrite + Unpin + Send> Socket for S {}
 
 /// Opens a socket to `addr` (the caller bounds the time it may take).
-pub(crate) async fn open(addr: &redis::ConnectionAddr) -> Result<Bounded<Box<dyn Socket>>, String> {
+pub(crate) async fn open(addr: &redis::ConnectionAddr) -> io::Result<Bounded<Box<dyn Socket>>> {
     let socket: Box<dyn Socket> = match addr {
         redis::ConnectionAddr::Tcp(host, port) => Box::new(tcp(host, *port).await?),
         redis::ConnectionAddr::TcpTls { host, port, .. } => {
-            let config = vidplat_core::__private::tls_config().map_err(|e| e.to_string())?;
-            let name = rustls::pki_types::ServerName::try_from(host.clone())
-                .map_err(|e| format!("`{host}` cannot name a TLS server: {e}"))?;
+            let config = vidplat_core::__private::tls_config().map_err(io::Error::other)?;
+            let name = rustls::pki_types::ServerName::try_from(host.clone()).map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("`{host}` cannot name a TLS server: {e}"),
+                )
+            })?;
             let stream = tcp(host, *port).await?;
             let tls = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
                 .connect(name, stream)
                 .await
-                .map_err(|e| format!("TLS with {host}:{port}: {e}"))?;
+                .map_err(|e| io::Error::new(e.kind(), format!("TLS with {host}:{port}: {e}")))?;
             Box::new(tls)
         }
         #[cfg(unix)]
         redis::ConnectionAddr::Unix(path) => Box::new(
             tokio::net::UnixStream::connect(path)
                 .await
-                .map_err(|e| format!("{}: {e}", path.display()))?,
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?,
         ),
         #[cfg(not(unix))]
-        redis::ConnectionAddr::Unix(_) => return Err("unix sockets are not available here".to_owned()),
-        other => return Err(format!("unsupported address {other}")),
+        redis::ConnectionAddr::Unix(_) => {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "unix sockets are not available here",
+            ))
+        }
+        other => {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!("unsupported address {other}"),
+            ))
+        }
     };
     Ok(Bounded::new(socket))
 }
 
-async fn tcp(host: &str, port: u16) -> Result<tokio::net::TcpStream, String> {
+async fn tcp(host: &str, port: u16) -> io::Result<tokio::net::TcpStream> {
     let stream = tokio::net::TcpStream::connect((host, port))
         .await
-        .map_err(|e| format!("{host}:{port}: {e}"))?;
+        .map_err(|e| io::Error::new(e.kind(), format!("{host}:{port}: {e}")))?;
     let _ = stream.set_nodelay(true);
     Ok(stream)
 }
@@ -308,7 +361,7 @@ async fn tcp(host: &str, port: u16) -> Result<tokio::net::TcpStream, String> {
 mod tests {
     use super::*;
 
-    fn scan(parts: &[&[u8]]) -> Result<Framing, String> {
+    fn scan(parts: &[&[u8]]) -> Result<Framing, OutOfBounds> {
         let mut framing = Framing::default();
         for part in parts {
             framing.scan(part)?;
@@ -347,18 +400,20 @@ mod tests {
     #[test]
     fn a_reply_over_its_bounds_is_refused_at_its_header() {
         let error = scan(&[b"$1073741824\r\n"]).unwrap_err();
+        assert_eq!(error, OutOfBounds::Announced(1_073_741_824));
         assert_eq!(
-            error,
+            error.to_string(),
             "a reply from Redis announces 1073741824 bytes, over the 65536 allowed"
         );
-        assert!(scan(&[b"*1000000\r\n"]).unwrap_err().contains("over 1024 values"));
-        assert!(scan(&[b"%600\r\n"]).unwrap_err().contains("over 1024 values"));
+        assert_eq!(scan(&[b"*1000000\r\n"]).unwrap_err(), OutOfBounds::TooManyValues);
+        assert_eq!(scan(&[b"%600\r\n"]).unwrap_err(), OutOfBounds::TooManyValues);
         // A line that never ends, in pieces.
         let line = vec![b'x'; 8192];
         let mut framing = Framing::default();
         framing.scan(b"-ERR ").unwrap();
         let error = (0..100).find_map(|_| framing.scan(&line).err()).unwrap();
-        assert_eq!(error, "a reply from Redis is over 65536 bytes");
+        assert_eq!(error, OutOfBounds::TooLarge);
+        assert_eq!(error.to_string(), "a reply from Redis is over 65536 bytes");
         // Many small values that add up.
         let mut many = b"*1000\r\n".to_vec();
         for _ in 0..1000 {
@@ -366,15 +421,17 @@ mod tests {
             many.extend_from_slice(&[b'y'; 100]);
             many.extend_from_slice(b"\r\n");
         }
-        assert!(scan(&[&many]).unwrap_err().contains("over 65536 bytes"));
+        assert_eq!(scan(&[&many]).unwrap_err(), OutOfBounds::TooLarge);
         // Framing that is not RESP.
-        assert!(scan(&[b"HTTP/1.1 200 OK\r\n"]).unwrap_err().contains("not a RESP type"));
-        assert!(scan(&[b"$3\r\nabcd\r\n"])
-            .unwrap_err()
-            .contains("longer than its header"));
-        assert!(scan(&[b":123456789012345678901234\r\n"])
-            .unwrap_err()
-            .contains("20 digits"));
-        assert!(scan(&[b"*x\r\n"]).unwrap_err().contains("not a number"));
+        assert_eq!(
+            scan(&[b"HTTP/1.1 200 OK\r\n"]).unwrap_err(),
+            OutOfBounds::NotAType(b'H')
+        );
+        assert_eq!(scan(&[b"$3\r\nabcd\r\n"]).unwrap_err(), OutOfBounds::BlobPastItsLength);
+        assert_eq!(
+            scan(&[b":123456789012345678901234\r\n"]).unwrap_err(),
+            OutOfBounds::TooManyDigits
+        );
+        assert_eq!(scan(&[b"*x\r\n"]).unwrap_err(), OutOfBounds::LengthNotANumber);
     }
 }

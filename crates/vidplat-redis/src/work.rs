@@ -6,29 +6,37 @@
 //! is recorded for later runs. The analytics exporter splits a report's
 //! chunks this way.
 
+use crate::error::RedisError;
 use crate::quota::{LuaScript, RedisQuota};
 use std::fmt;
 use std::sync::LazyLock;
 use std::time::Duration;
 
 /// Redis could not be used for shared work (unreachable, too slow, or an
-/// answer out of bounds or of the wrong shape).
+/// answer out of bounds or of the wrong shape): [`SharedWorkError::redis`] says how.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedWorkError {
-    message: String,
+    redis: RedisError,
+}
+
+impl SharedWorkError {
+    /// What Redis did.
+    pub fn redis(&self) -> &RedisError {
+        &self.redis
+    }
 }
 
 impl fmt::Display for SharedWorkError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "shared work: {}", self.message)
+        write!(f, "shared work: {}", self.redis)
     }
 }
 
 impl std::error::Error for SharedWorkError {}
 
-impl From<String> for SharedWorkError {
-    fn from(message: String) -> Self {
-        Self { message }
+impl From<RedisError> for SharedWorkError {
+    fn from(redis: RedisError) -> Self {
+        Self { redis }
     }
 }
 
@@ -133,9 +141,10 @@ impl SharedWork {
                 None,
             )
             .await?;
-        let (id, text) = stored
-            .split_once('\n')
-            .ok_or_else(|| SharedWorkError::from("the shared plan in Redis has no id".to_owned()))?;
+        let (id, text) = stored.split_once('\n').ok_or_else(|| RedisError::UnexpectedAnswer {
+            script: "plan",
+            answer: "a plan without its id".to_owned(),
+        })?;
         Ok(AgreedPlan {
             id: id.to_owned(),
             text: text.to_owned(),
@@ -175,7 +184,11 @@ impl SharedWork {
             })),
             1 => Ok(WorkClaim::Taken),
             2 => Ok(WorkClaim::Done),
-            other => Err(format!("unexpected answer from the claim script: {other}").into()),
+            other => Err(RedisError::UnexpectedAnswer {
+                script: "claim",
+                answer: other.to_string(),
+            }
+            .into()),
         }
     }
 

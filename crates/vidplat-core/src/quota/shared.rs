@@ -19,22 +19,51 @@ pub type TurnTaken = Result<Result<Box<dyn Lease>, QuotaRefusal>, StoreUnavailab
 /// Why a shared store could not answer (it is not reachable, or answered
 /// what it should not): the limiter then does what
 /// [`SharedQuota::when_unavailable`] says.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct StoreUnavailable {
     reason: String,
+    error: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
 }
 
 impl StoreUnavailable {
     /// The store could not answer, for `reason` (no secret in it).
     pub fn new(reason: impl Into<String>) -> Self {
-        Self { reason: reason.into() }
+        Self {
+            reason: reason.into(),
+            error: None,
+        }
+    }
+
+    /// The store could not answer because of `error` (its text is the
+    /// reason: no secret in it), kept typed for [`StoreUnavailable::error`].
+    pub fn because(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self {
+            reason: error.to_string(),
+            error: Some(std::sync::Arc::new(error)),
+        }
     }
 
     /// Why.
     pub fn reason(&self) -> &str {
         &self.reason
     }
+
+    /// The store's own error, when it gave one: `downcast_ref` reads it as
+    /// its type (`vidplat_redis::RedisError`, say). Not [`std::error::Error::source`]:
+    /// the reason already says what it says.
+    pub fn error(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        self.error.as_deref()
+    }
 }
+
+/// Two are the same when they give the same reason.
+impl PartialEq for StoreUnavailable {
+    fn eq(&self, other: &Self) -> bool {
+        self.reason == other.reason
+    }
+}
+
+impl Eq for StoreUnavailable {}
 
 impl fmt::Display for StoreUnavailable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
