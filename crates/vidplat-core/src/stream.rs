@@ -190,9 +190,9 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
             })
             .await;
             if let Err(failure) = outcome {
-                // A reader that went away is not told why the rest was not read.
-                let stopped = matches!(&failure.kind, FailureKind::Decode(e) if e.reason.starts_with(STOPPED));
-                if !stopped {
+                // A reader that went away (the channel closed: the decoder
+                // stopped for that) is not told why the rest was not read.
+                if !tx.is_closed() {
                     let _ = tx.send(Err(failure)).await;
                 }
             }
@@ -231,6 +231,7 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
     }
 }
 
+/// Why the decoder stops when the reader has gone (said to serde, never to anyone).
 const STOPPED: &str = "the row stream was dropped";
 
 /// The list envelope `{"data": [rows], ...}`: each row goes to the channel as
