@@ -51,6 +51,7 @@
 mod analytics;
 mod auth;
 mod calendar;
+mod control;
 mod encoder;
 mod error;
 mod faults;
@@ -310,6 +311,10 @@ impl Simulator {
         let (app, encoder) = calendar::in_calendar_sync(calendar.clone(), || {
             router(shared, faults.clone(), journal.clone(), calendar.clone())
         });
+        let app = app.layer(axum::middleware::from_fn_with_state(
+            control::LoopbackHosts::at(address.port()),
+            control::only_by_loopback_name,
+        ));
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
         tokio::spawn(server::serve(listener, app, header_read_timeout, stopped));
         let base = format!("http://{address}");

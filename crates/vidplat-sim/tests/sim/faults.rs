@@ -206,3 +206,59 @@ async fn an_unusable_fault_is_refused() {
         )
     );
 }
+
+/// One HTTP/1.1 request with the `Host` given, over a plain socket: the
+/// status and the body.
+async fn with_host(sim: &Simulator, method: &str, path: &str, host: &str, body: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut socket = tokio::net::TcpStream::connect(sim.address).await.expect("connects");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    socket.write_all(request.as_bytes()).await.expect("sent");
+    let mut answer = String::new();
+    socket.read_to_string(&mut answer).await.expect("an answer");
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|status| status.parse().ok())
+        .expect("a status line");
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// A page that makes its own name resolve to 127.0.0.1 (DNS rebinding) sends
+/// its name as `Host`: the controls refuse it, nothing is injected or read.
+#[tokio::test]
+async fn the_controls_answer_only_requests_addressed_to_a_loopback_name() {
+    let sim = Simulator::start_with(SimConfig::fast())
+        .await
+        .expect("the simulator starts");
+    let port = sim.address.port();
+    let fault = r#"{"path": "/vms/v1/labels", "status": 500}"#;
+    let rebound = format!("rebound.example:{port}");
+    let (status, body) = with_host(&sim, "POST", "/sim/faults", &rebound, fault).await;
+    assert_eq!(status, 403, "{body}");
+    let body: Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(body["code"], "HOST_NOT_LOOPBACK", "{body}");
+    for path in ["/sim/journal", "/sim/faults"] {
+        assert_eq!(with_host(&sim, "GET", path, &rebound, "").await.0, 403, "{path}");
+        // The right name at another port is another server's.
+        assert_eq!(with_host(&sim, "GET", path, "127.0.0.1:1", "").await.0, 403, "{path}");
+    }
+    // Nothing was injected: the service answers as usual.
+    let (status, _) = with_host(&sim, "GET", "/sim/faults", &format!("localhost:{port}"), "").await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        answer(&sim, "GET", "/sim/faults", false, None).await,
+        (200, None, json!({"data": []}))
+    );
+    // The services' own routes are not the controls: a rebound name reaches them
+    // as any client would (their key still decides).
+    let (status, _) = with_host(&sim, "GET", "/vms/v1/labels", &rebound, "").await;
+    assert_eq!(status, 401);
+}
