@@ -72,7 +72,7 @@ fn global_args() -> Vec<Arg> {
                 .long("columns")
                 .value_name("A,B.C")
                 .value_delimiter(',')
-                .help("The columns of table and csv output (dotted paths into each row)"),
+                .help("The columns of the output, in every format (dotted paths into each row) [default: a table shows a list's chosen columns, csv every member, json each row whole]"),
         ),
         global(
             Arg::new("debug")

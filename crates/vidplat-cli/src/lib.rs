@@ -141,9 +141,10 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             None
         };
         let wait = commands::waits_after(spec.operation) && flag(op_matches, "wait") && show.is_none();
+        let row_columns = columns.clone().or_else(|| default_columns(spec, format));
         let runner = Runner {
             format,
-            columns: columns.clone(),
+            columns: row_columns.clone(),
             show,
             all: spec.list() && flag(op_matches, "all"),
             prefetch: one::<u16>(op_matches, "prefetch").map_or(1, usize::from),
@@ -202,7 +203,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             };
             return commands::wait_tasks(&client, &ids, invocation).await;
         }
-        return shown(output::value(io.stdout, format, columns, &value)?, io.stderr);
+        return shown(output::value(io.stdout, format, row_columns, &value)?, io.stderr);
     }
     let extra = Extra::find(Some(service), command).ok_or_else(|| Failure::unknown_command(name, command))?;
     let invocation = Invocation {
@@ -215,6 +216,21 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         root,
     };
     extra.run(invocation).await
+}
+
+/// The columns of a list's rows when `--columns` names none: a table's
+/// chosen few (`x-table-columns`), else every member of the row, in the
+/// schema's order (so an empty CSV list has its header, and every list the
+/// same header whatever its first row leaves out). Other formats keep each
+/// row whole.
+fn default_columns(spec: command::CommandSpec, format: Format) -> Option<Vec<String>> {
+    let help = spec.help;
+    let chosen = match format {
+        Format::Table if !help.table_columns.is_empty() => help.table_columns,
+        Format::Table | Format::Csv => help.row_members,
+        Format::Json | Format::Ndjson | Format::Yaml => &[],
+    };
+    (!chosen.is_empty()).then(|| chosen.iter().map(|c| (*c).to_owned()).collect())
 }
 
 /// What printing left to say: a note on stderr (an empty table's).

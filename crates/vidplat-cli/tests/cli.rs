@@ -1601,6 +1601,18 @@ async fn every_list_prints_rows_says_when_it_stops_early_and_columns_shape_json(
         (0, "id,status\n"),
         "{empty_csv:?}"
     );
+    // Without --columns, CSV's header is every member of a task, in the YAML's order.
+    let empty_csv = cli.run(&["encoder", "list-tasks", "-o", "csv"]).await;
+    assert_eq!(
+        (empty_csv.code, empty_csv.stdout.as_str()),
+        (
+            0,
+            "id,transaction,status,error_code,input_filename,multi_angles,output_filename,profile_id,\
+             profile_name,preset_id,preset_name,format,destination,poster,seek_preview,encode_start,\
+             encode_end,episode_name,publish_start,publish_end,vms_config,created_at,updated_at,streams\n"
+        ),
+        "{empty_csv:?}"
+    );
 
     // A list the service answers whole prints rows, as a paged one does.
     for name in ["news", "sports"] {
@@ -1652,6 +1664,42 @@ async fn every_list_prints_rows_says_when_it_stops_early_and_columns_shape_json(
         .run(&["encoder", "list-tasks", "--per-page", "1", "--all", "-o", "ndjson"])
         .await;
     assert_eq!((all.stdout.lines().count(), all.stderr.as_str()), (2, ""), "{all:?}");
+
+    // A table shows the task's chosen columns (x-table-columns), not all 24.
+    let table = cli.run(&["encoder", "list-tasks", "--all", "-o", "table"]).await;
+    assert_eq!(table.code, 0, "{table:?}");
+    let header = table.stdout.lines().nth(1).expect("a header line");
+    let shown: Vec<&str> = header
+        .split(['│', '┆'])
+        .map(str::trim)
+        .filter(|cell| !cell.is_empty())
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "id",
+            "status",
+            "input_filename",
+            "preset_name",
+            "profile_name",
+            "error_code",
+            "created_at"
+        ],
+        "{}",
+        table.stdout
+    );
+    let chosen = cli
+        .run(&[
+            "encoder",
+            "list-tasks",
+            "--all",
+            "-o",
+            "table",
+            "--columns",
+            "id,transaction",
+        ])
+        .await;
+    assert!(chosen.stdout.contains("transaction"), "{}", chosen.stdout);
 }
 
 #[tokio::test]

@@ -183,6 +183,12 @@ pub struct OperationHelp {
     /// A body with every member, its rule and what the documents do not show
     /// (empty when the operation has no body).
     pub body_template: &'static str,
+    /// Every top-level member of a row of the list it answers, in the
+    /// schema's order (empty when it answers no list): a CSV's columns.
+    pub row_members: &'static [&'static str],
+    /// The members a table shows by default (the row schema's
+    /// `x-table-columns`; empty: every member).
+    pub table_columns: &'static [&'static str],
 }
 
 /// One operation, as the YAML describes it.

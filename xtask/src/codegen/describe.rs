@@ -30,7 +30,45 @@ pub struct Described {
     pub help: TokenStream,
 }
 
-pub fn describe(spec: &Value, op: &Operation) -> Result<Described> {
+/// Each component schema's properties in the YAML's order (the JSON value
+/// the generator reads keeps them sorted by name).
+pub struct MemberOrder(std::collections::HashMap<String, Vec<String>>);
+
+impl MemberOrder {
+    pub fn read(path: &std::path::Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let yaml: serde_yaml::Value =
+            serde_yaml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let names = |value: &serde_yaml::Value| -> Vec<String> {
+            value
+                .as_mapping()
+                .into_iter()
+                .flat_map(|m| m.keys())
+                .filter_map(|k| k.as_str().map(str::to_owned))
+                .collect()
+        };
+        let order = yaml["components"]["schemas"]
+            .as_mapping()
+            .into_iter()
+            .flatten()
+            .filter_map(|(name, schema)| Some((name.as_str()?.to_owned(), names(&schema["properties"]))))
+            .collect();
+        Ok(Self(order))
+    }
+
+    /// `members` as the schema `reference` (`#/components/schemas/Task`) lists them.
+    fn sort(&self, reference: Option<&str>, members: &mut [String]) {
+        let Some(order) = reference
+            .and_then(|r| r.rsplit('/').next())
+            .and_then(|name| self.0.get(name))
+        else {
+            return;
+        };
+        members.sort_by_key(|member| order.iter().position(|m| m == member).unwrap_or(usize::MAX));
+    }
+}
+
+pub fn describe(spec: &Value, op: &Operation, order: &MemberOrder) -> Result<Described> {
     let yaml = &spec["paths"][&op.path][op.method.to_lowercase()];
     let name = kebab(&op.id);
     let description = yaml["description"].as_str().unwrap_or_default().trim().to_owned();
@@ -126,11 +164,14 @@ pub fn describe(spec: &Value, op: &Operation) -> Result<Described> {
         ),
         None => (quote!(None), String::new()),
     };
+    let (row_members, table_columns) = row_columns(spec, yaml, order).with_context(|| op.id.clone())?;
     let help = quote! {
         vidplat_core::OperationHelp {
             description: #description,
             arguments: &[#(#helps),*],
             body_template: #template,
+            row_members: &[#(#row_members),*],
+            table_columns: &[#(#table_columns),*],
         }
     };
     Ok(Described {
@@ -139,6 +180,43 @@ pub fn describe(spec: &Value, op: &Operation) -> Result<Described> {
         aliases,
         help,
     })
+}
+
+/// The members of a row of the list an operation answers (its success
+/// body's `data` items), and the row schema's `x-table-columns`.
+fn row_columns(spec: &Value, op: &Value, order: &MemberOrder) -> Result<(Vec<String>, Vec<String>)> {
+    let success = &op["responses"]["200"]["content"]["application/json"]["schema"];
+    let envelope = merged(spec, success);
+    let Some(items) = envelope
+        .get("properties")
+        .and_then(|p| p.get("data"))
+        .map(|data| merged(spec, data))
+        .and_then(|data| data.get("items").cloned())
+    else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let row = merged(spec, &items);
+    let mut members: Vec<String> = row
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    order.sort(items["$ref"].as_str(), &mut members);
+    let columns: Vec<String> = row
+        .get("x-table-columns")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            c.as_str()
+                .map(str::to_owned)
+                .context("x-table-columns: a name is not text")
+        })
+        .collect::<Result<_>>()?;
+    if let Some(unknown) = columns.iter().find(|c| !members.contains(c)) {
+        anyhow::bail!("x-table-columns names `{unknown}`, which is not a member of the row");
+    }
+    Ok((members, columns))
 }
 
 /// `list_tasks` → `list-tasks`.

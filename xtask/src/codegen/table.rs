@@ -4,7 +4,7 @@
 //! statuses, how its body is read), plus the service's error codes and secret
 //! members. The one list of operations.
 
-use crate::codegen::describe::describe;
+use crate::codegen::describe::{describe, MemberOrder};
 use crate::codegen::model::Operation;
 use crate::codegen::paging;
 use crate::codegen::patterns::Compiled;
@@ -23,6 +23,7 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
     }
     let global_auth = spec["security"].as_array().is_some_and(|s| !s.is_empty());
     let mut patterns = Compiled::default();
+    let order = MemberOrder::read(&service.yaml_path())?;
     let mut rows = Vec::new();
     let mut helps = Vec::new();
     for op in operations {
@@ -78,7 +79,7 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             );
             quote!(#from..=#to)
         });
-        let described = describe(spec, op)?;
+        let described = describe(spec, op, &order)?;
         let (aliases, arguments, body) = (&described.aliases, &described.arguments, &described.body);
         helps.push(described.help);
         rows.push(quote! {
