@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::io::{Read, Write};
 use vidplat::pagination::Item;
 use vidplat::{Call as _, Paginate};
-use vidplat_core::{Kind, Operation, PagePosition, Paged as _, Place};
+use vidplat_core::{Operation, PagePosition, Paged as _, Place};
 
 /// An operation command's arguments: parameters by wire name, and the body.
 #[derive(Debug, Default)]
@@ -82,7 +82,7 @@ impl Args {
         };
         object.extend(members);
         for set in sets {
-            apply_set(&mut value, set, body.members)?;
+            apply_set(&mut value, set, body)?;
         }
         args.body = Some(value);
         Ok(args)
@@ -213,7 +213,7 @@ fn parse_path(path: &str) -> Option<Vec<Step>> {
 }
 
 /// Applies `--set path=value` (or `path:=json`) to the body.
-fn apply_set(body: &mut Value, set: &str, members: &[(&str, Kind)]) -> Result<(), Failure> {
+fn apply_set(body: &mut Value, set: &str, schema: vidplat_core::RequestBody) -> Result<(), Failure> {
     let (path, text, raw) = match set.split_once('=') {
         Some((path, text)) => match path.strip_suffix(':') {
             Some(path) => (path, text, true),
@@ -232,10 +232,8 @@ fn apply_set(body: &mut Value, set: &str, members: &[(&str, Kind)]) -> Result<()
             Step::Index(_) => "[]".to_owned(),
         })
         .collect();
-    let kind = members
-        .iter()
-        .find(|(member, _)| *member == pattern)
-        .map(|(_, kind)| *kind)
+    let kind = schema
+        .kind_of(&pattern)
         .ok_or_else(|| Failure::invalid(&field, "is no member of the body (`--body-template` lists them)"))?;
     let value = if raw {
         serde_json::from_str(text).map_err(|e| Failure::invalid(&field, format!("is not JSON: {e}")))?
@@ -479,34 +477,44 @@ fn quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vidplat_core::Kind;
 
     #[test]
     fn set_paths_create_what_they_name_and_refuse_what_the_body_lacks() {
-        let members = [
-            ("streams", Kind::Array),
-            ("streams[]", Kind::Object),
-            ("streams[].video", Kind::Object),
-            ("streams[].video.height", Kind::Integer),
-            ("name", Kind::Text),
-        ];
+        let members = vidplat_core::RequestBody {
+            json: true,
+            members: &[
+                ("streams", Kind::Array),
+                ("streams[]", Kind::Object),
+                ("streams[].video", Kind::Object),
+                ("streams[].video.height", Kind::Integer),
+                ("name", Kind::Text),
+                ("settings", Kind::Object),
+                ("settings.*", Kind::Integer),
+            ],
+            required: &[],
+        };
         let mut body = serde_json::json!({});
-        apply_set(&mut body, "streams[0].video.height=720", &members).unwrap();
-        apply_set(&mut body, "name=123", &members).unwrap();
+        apply_set(&mut body, "streams[0].video.height=720", members).unwrap();
+        apply_set(&mut body, "name=123", members).unwrap();
         assert_eq!(
             body,
             serde_json::json!({"streams": [{"video": {"height": 720}}], "name": "123"})
         );
-        let refused = apply_set(&mut body, "streams[2].video.height=1", &members).unwrap_err();
+        let refused = apply_set(&mut body, "streams[2].video.height=1", members).unwrap_err();
         assert_eq!(
             refused.to_string(),
             "invalid input, not sent: `body.streams[2].video.height` index 2 skips elements (the list has 1)"
         );
-        let unknown = apply_set(&mut body, "nmae=x", &members).unwrap_err();
+        let unknown = apply_set(&mut body, "nmae=x", members).unwrap_err();
         assert!(unknown.to_string().contains("`body.nmae` is no member"), "{unknown}");
-        let typed = apply_set(&mut body, "streams[0].video.height=tall", &members).unwrap_err();
+        let typed = apply_set(&mut body, "streams[0].video.height=tall", members).unwrap_err();
         assert!(typed.to_string().contains("`tall` is not an integer"), "{typed}");
-        apply_set(&mut body, "streams:=[]", &members).unwrap();
+        apply_set(&mut body, "streams:=[]", members).unwrap();
         assert_eq!(body["streams"], serde_json::json!([]));
+        // An object that takes members the YAML does not name takes them, of its kind.
+        apply_set(&mut body, "settings.anything=3", members).unwrap();
+        assert_eq!(body["settings"], serde_json::json!({"anything": 3}));
     }
 
     #[test]

@@ -297,6 +297,31 @@ async fn a_registration_out_of_bounds_is_refused_before_anything_is_sent() {
     assert_nothing_connected(&listener).await;
 }
 
+/// Every required member missing is named at once, by its whole path, and
+/// nothing is sent: not one round trip per member.
+#[tokio::test]
+async fn every_missing_required_member_is_named_at_once_before_anything_is_sent() {
+    let cli = Cli::start().await;
+    let (url, listener) = silent_server().await;
+    let mut command = cli.command(&[
+        "vms",
+        "register-content",
+        "--title",
+        "t",
+        "--set",
+        r#"streams:=[{"path": "a.mp4"}, {}]"#,
+    ]);
+    command.env("VIDPLAT_VMS_URL", url.replace("/encoder", "/vms"));
+    let refused = cli.run_with(command, "").await;
+    assert_eq!((refused.code, refused.stdout.as_str()), (2, ""), "{refused:?}");
+    assert_eq!(
+        refused.stderr,
+        "error: invalid input, not sent: `body.category_id` is required; `body.stream_sets` is required; \
+         `body.streams[0].format` is required; `body.streams[1].format` is required; `body.streams[1].path` is required\n"
+    );
+    assert_nothing_connected(&listener).await;
+}
+
 #[tokio::test]
 async fn dry_run_and_print_curl_show_the_request_and_send_nothing() {
     let cli = Cli::start().await;

@@ -69,6 +69,27 @@ impl Args {
         }
     }
 
+    /// The JSON body as `T`: every required member missing is refused at
+    /// once, each by its whole path (`body.streams[1].path`), before the
+    /// body is read as its type (which would name only the first).
+    #[doc(hidden)]
+    pub fn __take_body<T: DeserializeOwned>(
+        &self,
+        body: Option<crate::table::RequestBody>,
+        refusals: &mut Refusals,
+    ) -> Option<T> {
+        if let (Some(value), Some(body)) = (self.members.get("body"), body) {
+            let missing = body.missing(value);
+            if !missing.is_empty() {
+                for path in missing {
+                    refusals.push(Refusal::new("is required").at(&path).at("body"));
+                }
+                return None;
+            }
+        }
+        self.__take("body", "body", refusals)
+    }
+
     /// A body sent as it is: the bytes given, else `body` as text.
     #[doc(hidden)]
     pub fn __raw_body(&self, refusals: &mut Refusals) -> Option<Vec<u8>> {

@@ -166,8 +166,106 @@ pub struct Argument {
 pub struct RequestBody {
     /// JSON (else sent as it is: bytes or a stream).
     pub json: bool,
-    /// Every member as `a.b[].c`, with its kind.
+    /// Every member as `a.b[].c`, with its kind; `a.*` for an object that
+    /// takes members the YAML does not name (its `additionalProperties`).
     pub members: &'static [(&'static str, Kind)],
+    /// The members the YAML requires, as `a.b[].c`: each is required where
+    /// the object holding it is given (`streams[].path` in each stream sent).
+    pub required: &'static [&'static str],
+}
+
+impl RequestBody {
+    /// The kind of the member at `path` (`streams[].video.height`, indices
+    /// as `[]`): a member the YAML names, or one of an object that takes any.
+    pub fn kind_of(&self, path: &str) -> Option<Kind> {
+        let exact = self.members.iter().find(|(member, _)| *member == path);
+        let any = || {
+            let wildcard = match path.rsplit_once('.') {
+                Some((parent, _)) => format!("{parent}.*"),
+                None => "*".to_owned(),
+            };
+            self.members.iter().find(|(member, _)| *member == wildcard)
+        };
+        exact.or_else(any).map(|(_, kind)| *kind)
+    }
+
+    /// The first member of `body` (its whole path, `tags[2].colour`) that
+    /// the YAML does not name. An object listed without members of its own
+    /// takes any (a free-form one, or one past the generator's depth).
+    pub fn unknown_member(&self, body: &serde_json::Value) -> Option<String> {
+        fn walk(body: &RequestBody, pattern: &str, at: &str, value: &serde_json::Value) -> Option<String> {
+            match value {
+                serde_json::Value::Object(object) => {
+                    let lists_members = pattern.is_empty()
+                        || body
+                            .members
+                            .iter()
+                            .any(|(member, _)| member.strip_prefix(pattern).is_some_and(|rest| rest.starts_with('.')));
+                    if !lists_members {
+                        return None;
+                    }
+                    object.iter().find_map(|(name, member)| {
+                        let (pattern, at) = match at {
+                            "" => (name.clone(), name.clone()),
+                            _ => (format!("{pattern}.{name}"), format!("{at}.{name}")),
+                        };
+                        match body.kind_of(&pattern) {
+                            None => Some(at),
+                            Some(_) => walk(body, &pattern, &at, member),
+                        }
+                    })
+                }
+                serde_json::Value::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .find_map(|(index, item)| walk(body, &format!("{pattern}[]"), &format!("{at}[{index}]"), item)),
+                _ => None,
+            }
+        }
+        walk(self, "", "", body)
+    }
+
+    /// The places in `body` (`streams[1].path`) where a required member is
+    /// missing, in the order of [`RequestBody::required`], each array's items in turn.
+    pub fn missing(&self, body: &serde_json::Value) -> Vec<String> {
+        fn walk(value: &serde_json::Value, steps: &[&str], at: String, out: &mut Vec<String>) {
+            let Some((step, rest)) = steps.split_first() else {
+                return;
+            };
+            let (name, each) = match step.strip_suffix("[]") {
+                Some(name) => (name, true),
+                None => (*step, false),
+            };
+            let Some(object) = value.as_object() else { return };
+            let path = if at.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{at}.{name}")
+            };
+            let Some(member) = object.get(name) else {
+                // Only the last step is the required member; an optional parent left out holds none.
+                if rest.is_empty() {
+                    out.push(path);
+                }
+                return;
+            };
+            match (each, member) {
+                (true, serde_json::Value::Array(items)) => {
+                    for (index, item) in items.iter().enumerate() {
+                        walk(item, rest, format!("{path}[{index}]"), out);
+                    }
+                }
+                (false, _) => walk(member, rest, path, out),
+                (true, _) => {}
+            }
+        }
+        let mut out = Vec::new();
+        for required in self.required {
+            let steps: Vec<&str> = required.split('.').collect();
+            walk(body, &steps, String::new(), &mut out);
+        }
+        out
+    }
 }
 
 /// The words about an operation that only a reader showing help needs: the

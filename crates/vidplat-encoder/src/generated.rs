@@ -11895,9 +11895,9 @@ pub mod builder {
             let mut refusals = ::vidplat_core::Refusals::default();
             let mut builder = Self::new(client);
             if let ::std::option::Option::Some(value) = args
-                .__take::<
+                .__take_body::<
                     types::NotificationSettingsUpdate,
-                >("body", "body", &mut refusals)
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -12035,7 +12035,9 @@ pub mod builder {
             let mut refusals = ::vidplat_core::Refusals::default();
             let mut builder = Self::new(client);
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::PresetCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::PresetCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -12296,7 +12298,9 @@ pub mod builder {
                 builder = builder.preset_id(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::PresetUpdate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::PresetUpdate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -12436,7 +12440,9 @@ pub mod builder {
             let mut refusals = ::vidplat_core::Refusals::default();
             let mut builder = Self::new(client);
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::ProfileCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::ProfileCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -12697,7 +12703,9 @@ pub mod builder {
                 builder = builder.profile_id(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::ProfileUpdate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::ProfileUpdate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -13234,7 +13242,9 @@ pub mod builder {
             let mut refusals = ::vidplat_core::Refusals::default();
             let mut builder = Self::new(client);
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::TaskCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::TaskCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -13837,6 +13847,7 @@ pub mod operations {
                     ("notify_imported_tasks", vidplat_core::Kind::Boolean),
                     ("notify_ready", vidplat_core::Kind::Boolean),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -14044,7 +14055,9 @@ pub mod operations {
                     ("description", vidplat_core::Kind::Text),
                     ("destination", vidplat_core::Kind::Text),
                     ("destination_settings", vidplat_core::Kind::Object),
+                    ("destination_settings.*", vidplat_core::Kind::Text),
                     ("destination_settings.objstore", vidplat_core::Kind::Object),
+                    ("destination_settings.objstore.*", vidplat_core::Kind::Text),
                     (
                         "destination_settings.objstore.authentication_method",
                         vidplat_core::Kind::Text,
@@ -14055,18 +14068,25 @@ pub mod operations {
                     ("name", vidplat_core::Kind::Text),
                     ("output_filename", vidplat_core::Kind::Text),
                     ("poster", vidplat_core::Kind::Object),
+                    ("poster.*", vidplat_core::Kind::Text),
                     ("poster.destination", vidplat_core::Kind::Text),
                     ("poster.filename_prefix", vidplat_core::Kind::Text),
                     ("profile_config", vidplat_core::Kind::Object),
+                    ("profile_config.*", vidplat_core::Kind::Text),
                     ("seek_preview", vidplat_core::Kind::Object),
+                    ("seek_preview.*", vidplat_core::Kind::Text),
                     ("streams", vidplat_core::Kind::Array),
                     ("streams[]", vidplat_core::Kind::Object),
+                    ("streams[].*", vidplat_core::Kind::Text),
                     ("streams[].video", vidplat_core::Kind::Object),
+                    ("streams[].video.*", vidplat_core::Kind::Text),
                     ("streams[].video.height", vidplat_core::Kind::Integer),
                     ("streams[].watermarks", vidplat_core::Kind::Array),
                     ("streams[].watermarks[]", vidplat_core::Kind::Object),
+                    ("streams[].watermarks[].*", vidplat_core::Kind::Text),
                     ("vms_config", vidplat_core::Kind::Text),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -14334,7 +14354,9 @@ pub mod operations {
                     ("description", vidplat_core::Kind::Text),
                     ("destination", vidplat_core::Kind::Text),
                     ("destination_settings", vidplat_core::Kind::Object),
+                    ("destination_settings.*", vidplat_core::Kind::Text),
                     ("destination_settings.objstore", vidplat_core::Kind::Object),
+                    ("destination_settings.objstore.*", vidplat_core::Kind::Text),
                     (
                         "destination_settings.objstore.authentication_method",
                         vidplat_core::Kind::Text,
@@ -14345,17 +14367,23 @@ pub mod operations {
                     ("name", vidplat_core::Kind::Text),
                     ("output_filename", vidplat_core::Kind::Text),
                     ("poster", vidplat_core::Kind::Object),
+                    ("poster.*", vidplat_core::Kind::Text),
                     ("poster.destination", vidplat_core::Kind::Text),
                     ("poster.filename_prefix", vidplat_core::Kind::Text),
                     ("seek_preview", vidplat_core::Kind::Object),
+                    ("seek_preview.*", vidplat_core::Kind::Text),
                     ("streams", vidplat_core::Kind::Array),
                     ("streams[]", vidplat_core::Kind::Object),
+                    ("streams[].*", vidplat_core::Kind::Text),
                     ("streams[].video", vidplat_core::Kind::Object),
+                    ("streams[].video.*", vidplat_core::Kind::Text),
                     ("streams[].video.height", vidplat_core::Kind::Integer),
                     ("streams[].watermarks", vidplat_core::Kind::Array),
                     ("streams[].watermarks[]", vidplat_core::Kind::Object),
+                    ("streams[].watermarks[].*", vidplat_core::Kind::Text),
                     ("vms_config", vidplat_core::Kind::Text),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -14506,8 +14534,10 @@ pub mod operations {
                     ("presets[]", vidplat_core::Kind::Integer),
                     ("share", vidplat_core::Kind::Text),
                     ("vms_config", vidplat_core::Kind::Object),
+                    ("vms_config.*", vidplat_core::Kind::Text),
                     ("vms_config.seek_preview", vidplat_core::Kind::Text),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -14710,8 +14740,10 @@ pub mod operations {
                     ("presets[]", vidplat_core::Kind::Integer),
                     ("share", vidplat_core::Kind::Text),
                     ("vms_config", vidplat_core::Kind::Object),
+                    ("vms_config.*", vidplat_core::Kind::Text),
                     ("vms_config.seek_preview", vidplat_core::Kind::Text),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -14802,6 +14834,7 @@ pub mod operations {
             body: Some(vidplat_core::RequestBody {
                 json: false,
                 members: &[],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -15360,16 +15393,21 @@ pub mod operations {
                     ("poster_filename_prefix", vidplat_core::Kind::Text),
                     ("preset_overrides", vidplat_core::Kind::Array),
                     ("preset_overrides[]", vidplat_core::Kind::Object),
+                    ("preset_overrides[].*", vidplat_core::Kind::Text),
                     ("priority", vidplat_core::Kind::Integer),
                     ("profile_id", vidplat_core::Kind::Integer),
                     ("seek_preview_filename", vidplat_core::Kind::Text),
                     ("segment_filename_prefix", vidplat_core::Kind::Text),
                     ("trim", vidplat_core::Kind::Object),
+                    ("trim.*", vidplat_core::Kind::Text),
                     ("upload_type", vidplat_core::Kind::Text),
                     ("vms_config", vidplat_core::Kind::Object),
+                    ("vms_config.*", vidplat_core::Kind::Text),
                     ("vms_config.config_overrides", vidplat_core::Kind::Object),
+                    ("vms_config.config_overrides.*", vidplat_core::Kind::Text),
                     ("vms_config.config_overrides.category_id", vidplat_core::Kind::Text),
                 ],
+                required: &["input_filepath", "profile_id"],
             }),
         },
         vidplat_core::OperationMeta {

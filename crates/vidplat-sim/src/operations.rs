@@ -17,7 +17,7 @@ use axum::Router;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use vidplat_core::{Check, Method, OperationMeta};
+use vidplat_core::{Method, OperationMeta};
 
 /// Largest request body read: one base64 field may hold 10,485,760 characters.
 pub(crate) const BODY_LIMIT: usize = 24 * 1024 * 1024;
@@ -63,14 +63,14 @@ impl<S: Clone + Send + Sync + 'static> Operations<S> {
             Method::Patch => MethodFilter::PATCH,
             Method::Delete => MethodFilter::DELETE,
         };
-        let (keys, permission, checks) = (self.keys.clone(), meta.permission, meta.checks);
+        let (keys, permission) = (self.keys.clone(), meta.permission);
         let guard = axum::middleware::from_fn(move |request: Request, next: Next| {
             let keys = keys.clone();
             async move {
                 if let Err(error) = keys.check(request.headers(), permission) {
                     return error.into_response();
                 }
-                match within_bounds(checks, request).await {
+                match within_bounds(meta, request).await {
                     Ok(request) => next.run(request).await,
                     Err(error) => error.into_response(),
                 }
@@ -115,10 +115,13 @@ pub(crate) fn with_fallbacks<S: Clone + Send + Sync + 'static>(router: Router<S>
         })
 }
 
-/// The request unchanged, or 400 naming the first broken bound. A body that is
-/// not JSON is left to the handler's extractor, which refuses it.
-async fn within_bounds(checks: &'static [Check], request: Request) -> Result<Request, SimError> {
-    if checks.is_empty() {
+/// The request unchanged, or 400 naming the first member the body's schema
+/// does not have, or the first broken bound. A body that is not JSON is left
+/// to the handler's extractor, which refuses it.
+async fn within_bounds(meta: &'static OperationMeta, request: Request) -> Result<Request, SimError> {
+    let checks = meta.checks;
+    let schema = meta.body.filter(|body| body.json);
+    if checks.is_empty() && schema.is_none() {
         return Ok(request);
     }
     let (mut parts, body) = request.into_parts();
@@ -130,6 +133,15 @@ async fn within_bounds(checks: &'static [Check], request: Request) -> Result<Req
         .await
         .map_err(|error| SimError::invalid(format!("unreadable body: {error}")))?;
     let json = serde_json::from_slice::<Value>(&bytes).ok();
+    if let (Some(schema), Some(json)) = (schema, &json) {
+        if let Some(unknown) = schema.unknown_member(json) {
+            // The documents show no such member here: a service may refuse it or
+            // drop it unread. Refused, so that code relying on either fails here first.
+            return Err(SimError::invalid(format!(
+                "`{unknown}` is not a member of this request's body (the documents show no such member here)"
+            )));
+        }
+    }
     if let Some((field, rule)) = vidplat_core::first_violation(checks, &query, json.as_ref()) {
         return Err(SimError::invalid(format!("`{field}` {rule}")));
     }

@@ -37553,7 +37553,9 @@ pub mod builder {
                 builder = builder.create_parents(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::CategoryCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::CategoryCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -37845,7 +37847,9 @@ pub mod builder {
                 builder = builder.rename_children(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::CategoryUpdate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::CategoryUpdate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -38324,7 +38328,9 @@ pub mod builder {
             let mut refusals = ::vidplat_core::Refusals::default();
             let mut builder = Self::new(client);
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::ContentCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::ContentCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -38584,7 +38590,9 @@ pub mod builder {
                 builder = builder.content_name(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::ContentUpdate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::ContentUpdate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -38769,7 +38777,9 @@ pub mod builder {
                 builder = builder.content_name(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::DocumentCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::DocumentCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -38877,7 +38887,9 @@ pub mod builder {
                 builder = builder.content_name(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::DocumentBulkCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::DocumentBulkCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -39194,7 +39206,9 @@ pub mod builder {
                 builder = builder.document_id(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::DocumentUpdate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::DocumentUpdate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -39638,7 +39652,9 @@ pub mod builder {
                 builder = builder.content_name(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::PosterCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::PosterCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -39746,7 +39762,9 @@ pub mod builder {
                 builder = builder.content_name(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::PosterBulkCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::PosterBulkCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -39854,7 +39872,9 @@ pub mod builder {
                 builder = builder.content_name(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::PosterOrder>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::PosterOrder,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -40171,7 +40191,9 @@ pub mod builder {
                 builder = builder.poster_id(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::PosterUpdate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::PosterUpdate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -40497,7 +40519,9 @@ pub mod builder {
                 builder = builder.content_name(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::StreamSetCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::StreamSetCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -40814,7 +40838,9 @@ pub mod builder {
                 builder = builder.set_name(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::StreamSetUpdate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::StreamSetUpdate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -41001,7 +41027,9 @@ pub mod builder {
                 builder = builder.content_name(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::StreamCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::StreamCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -41109,7 +41137,9 @@ pub mod builder {
                 builder = builder.content_name(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::StreamBulkCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::StreamBulkCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -41426,7 +41456,9 @@ pub mod builder {
                 builder = builder.stream_id(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::StreamUpdate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::StreamUpdate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -41613,7 +41645,9 @@ pub mod builder {
                 builder = builder.content_name(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::SubtitleCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::SubtitleCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -41721,7 +41755,9 @@ pub mod builder {
                 builder = builder.content_name(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::SubtitleBulkCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::SubtitleBulkCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -42038,7 +42074,9 @@ pub mod builder {
                 builder = builder.subtitle_id(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::SubtitleUpdate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::SubtitleUpdate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -42332,7 +42370,9 @@ pub mod builder {
             let mut refusals = ::vidplat_core::Refusals::default();
             let mut builder = Self::new(client);
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::ViewingPageCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::ViewingPageCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -42578,7 +42618,9 @@ pub mod builder {
                 builder = builder.page_id(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::ViewingPageUpdate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::ViewingPageUpdate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -42684,7 +42726,9 @@ pub mod builder {
                 builder = builder.page_id(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::RevokedAudienceAdd>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::RevokedAudienceAdd,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -42824,7 +42868,9 @@ pub mod builder {
             let mut refusals = ::vidplat_core::Refusals::default();
             let mut builder = Self::new(client);
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::LabelCreate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::LabelCreate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -43070,7 +43116,9 @@ pub mod builder {
                 builder = builder.label_id(value);
             }
             if let ::std::option::Option::Some(value) = args
-                .__take::<types::LabelUpdate>("body", "body", &mut refusals)
+                .__take_body::<
+                    types::LabelUpdate,
+                >(<Self as ::vidplat_core::Operation>::META.body, &mut refusals)
             {
                 builder = builder.body(value);
             }
@@ -43860,6 +43908,7 @@ pub mod operations {
             body: Some(vidplat_core::RequestBody {
                 json: true,
                 members: &[("name", vidplat_core::Kind::Text)],
+                required: &["name"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -43995,6 +44044,7 @@ pub mod operations {
             body: Some(vidplat_core::RequestBody {
                 json: true,
                 members: &[("name", vidplat_core::Kind::Text)],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -44727,6 +44777,7 @@ pub mod operations {
                     ("chapters", vidplat_core::Kind::Array),
                     ("chapters[]", vidplat_core::Kind::Object),
                     ("chapters[].data", vidplat_core::Kind::Object),
+                    ("chapters[].data.*", vidplat_core::Kind::Text),
                     ("chapters[].poster_name", vidplat_core::Kind::Text),
                     ("chapters[].start_time", vidplat_core::Kind::Integer),
                     ("chapters[].title", vidplat_core::Kind::Text),
@@ -44747,6 +44798,7 @@ pub mod operations {
                     ("labels[]", vidplat_core::Kind::Text),
                     ("name", vidplat_core::Kind::Text),
                     ("playlist_item_overrides", vidplat_core::Kind::Object),
+                    ("playlist_item_overrides.*", vidplat_core::Kind::Text),
                     ("playlist_item_overrides.description", vidplat_core::Kind::Text),
                     (
                         "playlist_item_overrides.primary_poster_name",
@@ -44817,6 +44869,17 @@ pub mod operations {
                     ("tags[].value", vidplat_core::Kind::Text),
                     ("title", vidplat_core::Kind::Text),
                     ("type", vidplat_core::Kind::Text),
+                ],
+                required: &[
+                    "category_id",
+                    "documents[].title",
+                    "stream_sets",
+                    "stream_sets[].stream_names",
+                    "streams",
+                    "streams[].format",
+                    "streams[].path",
+                    "subtitles[].label",
+                    "title",
                 ],
             }),
         },
@@ -45435,6 +45498,7 @@ pub mod operations {
                     ("chapters", vidplat_core::Kind::Array),
                     ("chapters[]", vidplat_core::Kind::Object),
                     ("chapters[].data", vidplat_core::Kind::Object),
+                    ("chapters[].data.*", vidplat_core::Kind::Text),
                     ("chapters[].poster_id", vidplat_core::Kind::Text),
                     ("chapters[].start_time", vidplat_core::Kind::Integer),
                     ("chapters[].title", vidplat_core::Kind::Text),
@@ -45446,6 +45510,7 @@ pub mod operations {
                     ("labels", vidplat_core::Kind::Array),
                     ("labels[]", vidplat_core::Kind::Text),
                     ("playlist_item_overrides", vidplat_core::Kind::Object),
+                    ("playlist_item_overrides.*", vidplat_core::Kind::Text),
                     ("playlist_item_overrides.description", vidplat_core::Kind::Text),
                     (
                         "playlist_item_overrides.primary_poster_id",
@@ -45468,6 +45533,7 @@ pub mod operations {
                     ("title", vidplat_core::Kind::Text),
                     ("type", vidplat_core::Kind::Text),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -45636,6 +45702,7 @@ pub mod operations {
                     ("type", vidplat_core::Kind::Text),
                     ("url", vidplat_core::Kind::Text),
                 ],
+                required: &["title"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -45703,6 +45770,7 @@ pub mod operations {
                     ("requests[].type", vidplat_core::Kind::Text),
                     ("requests[].url", vidplat_core::Kind::Text),
                 ],
+                required: &["requests", "requests[].title"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -45938,6 +46006,7 @@ pub mod operations {
                     ("type", vidplat_core::Kind::Text),
                     ("url", vidplat_core::Kind::Text),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -46304,6 +46373,7 @@ pub mod operations {
                     ("used_in_slideshow", vidplat_core::Kind::Boolean),
                     ("width", vidplat_core::Kind::Integer),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -46373,6 +46443,7 @@ pub mod operations {
                     ("requests[].used_in_slideshow", vidplat_core::Kind::Boolean),
                     ("requests[].width", vidplat_core::Kind::Integer),
                 ],
+                required: &["requests"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -46424,6 +46495,7 @@ pub mod operations {
                     ("order", vidplat_core::Kind::Array),
                     ("order[]", vidplat_core::Kind::Text),
                 ],
+                required: &["order"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -46681,6 +46753,7 @@ pub mod operations {
                     ("used_in_slideshow", vidplat_core::Kind::Boolean),
                     ("width", vidplat_core::Kind::Integer),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -46879,6 +46952,7 @@ pub mod operations {
                     ("subtitles", vidplat_core::Kind::Array),
                     ("subtitles[]", vidplat_core::Kind::Text),
                 ],
+                required: &["streams"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -47070,6 +47144,7 @@ pub mod operations {
                     ("subtitles", vidplat_core::Kind::Array),
                     ("subtitles[]", vidplat_core::Kind::Text),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -47482,6 +47557,7 @@ pub mod operations {
                     ("video_codec", vidplat_core::Kind::Text),
                     ("width", vidplat_core::Kind::Integer),
                 ],
+                required: &["format", "path"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -47604,6 +47680,7 @@ pub mod operations {
                     ("requests[].video_codec", vidplat_core::Kind::Text),
                     ("requests[].width", vidplat_core::Kind::Integer),
                 ],
+                required: &["requests", "requests[].format", "requests[].path"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -48097,6 +48174,7 @@ pub mod operations {
                     ("video_codec", vidplat_core::Kind::Text),
                     ("width", vidplat_core::Kind::Integer),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -48265,6 +48343,7 @@ pub mod operations {
                     ("language", vidplat_core::Kind::Text),
                     ("url", vidplat_core::Kind::Text),
                 ],
+                required: &["label"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -48332,6 +48411,7 @@ pub mod operations {
                     ("requests[].language", vidplat_core::Kind::Text),
                     ("requests[].url", vidplat_core::Kind::Text),
                 ],
+                required: &["requests", "requests[].label"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -48567,6 +48647,7 @@ pub mod operations {
                     ("language", vidplat_core::Kind::Text),
                     ("url", vidplat_core::Kind::Text),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -48861,7 +48942,9 @@ pub mod operations {
                 members: &[
                     ("access_denial_timeout", vidplat_core::Kind::Integer),
                     ("configurations", vidplat_core::Kind::Object),
+                    ("configurations.*", vidplat_core::Kind::Text),
                     ("configurations.authentication", vidplat_core::Kind::Object),
+                    ("configurations.authentication.*", vidplat_core::Kind::Text),
                     ("configurations.authentication.masthead", vidplat_core::Kind::Text),
                     ("configurations.authentication.password", vidplat_core::Kind::Text),
                     ("configurations.authentication.type", vidplat_core::Kind::Text),
@@ -48881,10 +48964,15 @@ pub mod operations {
                         "configurations.custom_error_responses[]",
                         vidplat_core::Kind::Object,
                     ),
+                    (
+                        "configurations.custom_error_responses[].*",
+                        vidplat_core::Kind::Text,
+                    ),
                     ("configurations.custom_head_elements", vidplat_core::Kind::Text),
                     ("configurations.custom_styles", vidplat_core::Kind::Text),
                     ("configurations.description", vidplat_core::Kind::Text),
                     ("configurations.exposed_metadata", vidplat_core::Kind::Object),
+                    ("configurations.exposed_metadata.*", vidplat_core::Kind::Text),
                     (
                         "configurations.exposed_metadata.category",
                         vidplat_core::Kind::Boolean,
@@ -48914,6 +49002,7 @@ pub mod operations {
                         vidplat_core::Kind::Text,
                     ),
                     ("configurations.footer", vidplat_core::Kind::Object),
+                    ("configurations.footer.*", vidplat_core::Kind::Text),
                     ("configurations.footer.text", vidplat_core::Kind::Text),
                     ("configurations.masthead", vidplat_core::Kind::Text),
                     ("configurations.noindex", vidplat_core::Kind::Boolean),
@@ -48936,6 +49025,7 @@ pub mod operations {
                     ("site_id", vidplat_core::Kind::Text),
                     ("status", vidplat_core::Kind::Text),
                 ],
+                required: &["content_name"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -49156,7 +49246,9 @@ pub mod operations {
                 members: &[
                     ("access_denial_timeout", vidplat_core::Kind::Integer),
                     ("configurations", vidplat_core::Kind::Object),
+                    ("configurations.*", vidplat_core::Kind::Text),
                     ("configurations.authentication", vidplat_core::Kind::Object),
+                    ("configurations.authentication.*", vidplat_core::Kind::Text),
                     ("configurations.authentication.masthead", vidplat_core::Kind::Text),
                     ("configurations.authentication.password", vidplat_core::Kind::Text),
                     ("configurations.authentication.type", vidplat_core::Kind::Text),
@@ -49176,10 +49268,15 @@ pub mod operations {
                         "configurations.custom_error_responses[]",
                         vidplat_core::Kind::Object,
                     ),
+                    (
+                        "configurations.custom_error_responses[].*",
+                        vidplat_core::Kind::Text,
+                    ),
                     ("configurations.custom_head_elements", vidplat_core::Kind::Text),
                     ("configurations.custom_styles", vidplat_core::Kind::Text),
                     ("configurations.description", vidplat_core::Kind::Text),
                     ("configurations.exposed_metadata", vidplat_core::Kind::Object),
+                    ("configurations.exposed_metadata.*", vidplat_core::Kind::Text),
                     (
                         "configurations.exposed_metadata.category",
                         vidplat_core::Kind::Boolean,
@@ -49209,6 +49306,7 @@ pub mod operations {
                         vidplat_core::Kind::Text,
                     ),
                     ("configurations.footer", vidplat_core::Kind::Object),
+                    ("configurations.footer.*", vidplat_core::Kind::Text),
                     ("configurations.footer.text", vidplat_core::Kind::Text),
                     ("configurations.masthead", vidplat_core::Kind::Text),
                     ("configurations.noindex", vidplat_core::Kind::Boolean),
@@ -49229,6 +49327,7 @@ pub mod operations {
                     ("site_id", vidplat_core::Kind::Text),
                     ("status", vidplat_core::Kind::Text),
                 ],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -49277,6 +49376,7 @@ pub mod operations {
             body: Some(vidplat_core::RequestBody {
                 json: true,
                 members: &[("revoked_audience", vidplat_core::Kind::Text)],
+                required: &["revoked_audience"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -49344,6 +49444,7 @@ pub mod operations {
             body: Some(vidplat_core::RequestBody {
                 json: true,
                 members: &[("name", vidplat_core::Kind::Text)],
+                required: &["name"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -49461,6 +49562,7 @@ pub mod operations {
             body: Some(vidplat_core::RequestBody {
                 json: true,
                 members: &[("name", vidplat_core::Kind::Text)],
+                required: &[],
             }),
         },
         vidplat_core::OperationMeta {

@@ -163,7 +163,10 @@ fn builder(op: &Operation) -> Result<TokenStream> {
         Some(Body::Json { ty, builder }) => {
             names.push(quote!(body));
             from_args.push(quote! {
-                if let ::std::option::Option::Some(value) = args.__take::<#ty>("body", "body", &mut refusals) {
+                if let ::std::option::Option::Some(value) = args.__take_body::<#ty>(
+                    <Self as ::vidplat_core::Operation>::META.body,
+                    &mut refusals,
+                ) {
                     builder = builder.body(value);
                 }
             });

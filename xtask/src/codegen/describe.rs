@@ -135,9 +135,13 @@ pub fn describe(spec: &Value, op: &Operation, order: &MemberOrder) -> Result<Des
                 // Never required alone: the body may come whole.
                 arguments.push(argument(spec, member, member, quote!(Body), &property, false));
             }
-            let mut members = Vec::new();
+            let mut members = Members {
+                all: Vec::new(),
+                required: Vec::new(),
+            };
             collect_members(spec, schema, "", &mut members, 0, &mut BTreeSet::new());
-            let members = members.iter().map(|(path, kind)| {
+            let required = members.required.clone();
+            let members = members.all.iter().map(|(path, kind)| {
                 let kind = kind_ident(kind);
                 quote!((#path, vidplat_core::Kind::#kind))
             });
@@ -151,14 +155,19 @@ pub fn describe(spec: &Value, op: &Operation, order: &MemberOrder) -> Result<Des
                 template(spec, schema)
             );
             (
-                quote!(Some(vidplat_core::RequestBody { json: true, members: &[#(#members),*] })),
+                quote!(Some(vidplat_core::RequestBody {
+                    json: true,
+                    members: &[#(#members),*],
+                    required: &[#(#required),*],
+                })),
                 template,
             )
         }
         Some(Body::Raw { content_type }) => (
             quote!(Some(vidplat_core::RequestBody {
                 json: false,
-                members: &[]
+                members: &[],
+                required: &[]
             })),
             format!("# {name}: the request body is sent as it is ({content_type}).\n"),
         ),
@@ -337,11 +346,18 @@ fn scalar_text(value: &Value) -> String {
 }
 
 /// Every member of the body, as `a.b[].c` with its kind: what `--set` may set.
+/// Every member of the body, as `a.b[].c` with its kind, and (in `required`)
+/// those its object's `required` list names.
+struct Members {
+    all: Vec<(String, &'static str)>,
+    required: Vec<String>,
+}
+
 fn collect_members(
     spec: &Value,
     schema: &Value,
     at: &str,
-    out: &mut Vec<(String, &'static str)>,
+    out: &mut Members,
     depth: usize,
     seen: &mut BTreeSet<String>,
 ) {
@@ -355,10 +371,31 @@ fn collect_members(
     let merged_schema = merged(spec, schema);
     let kind = kind_of(&merged_schema);
     if !at.is_empty() {
-        out.push((at.to_owned(), kind));
+        out.all.push((at.to_owned(), kind));
     }
     match kind {
         "Object" => {
+            // An object that takes members the YAML does not name: `a.*`, with their kind.
+            let open = match merged_schema.get("additionalProperties") {
+                Some(Value::Bool(true)) => Some("String"),
+                Some(schema @ Value::Object(_)) => Some(kind_of(&merged(spec, schema))),
+                _ => None,
+            };
+            if let Some(kind) = open {
+                let path = if at.is_empty() {
+                    "*".to_owned()
+                } else {
+                    format!("{at}.*")
+                };
+                out.all.push((path, kind));
+            }
+            let required: Vec<&str> = merged_schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
             for (name, property) in merged_schema
                 .get("properties")
                 .and_then(Value::as_object)
@@ -370,6 +407,9 @@ fn collect_members(
                 } else {
                     format!("{at}.{name}")
                 };
+                if required.contains(&name.as_str()) {
+                    out.required.push(path.clone());
+                }
                 collect_members(spec, property, &path, out, depth + 1, seen);
             }
         }

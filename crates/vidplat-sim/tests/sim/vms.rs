@@ -2164,6 +2164,57 @@ fn error_body(code: &str, message: &str) -> Value {
     json!({"code": code, "message": message})
 }
 
+/// A member the request's schema does not have is refused, naming its whole
+/// path, before anything changes: `signature_required`, which only
+/// registration takes, is never silently not applied to a page.
+#[tokio::test]
+async fn a_member_the_body_does_not_have_is_refused_by_its_path_and_changes_nothing() {
+    let (sim, client, _, _) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let (id, _) = signed_page(vms, None, json!({})).await;
+    let page_id = Uuid::parse_str(&id).unwrap();
+    let before = vms.get_viewing_page().page_id(page_id).call().await.unwrap();
+    let (status, body) = answer_raw(
+        &sim,
+        "update_viewing_page",
+        &[&id],
+        json!({"status": "LIMITED", "signature_required": false}),
+    )
+    .await;
+    assert_eq!(
+        (status, body),
+        (
+            400,
+            error_body(
+                "INVALID_REQUEST",
+                "`signature_required` is not a member of this request's body (the documents show no such member here)"
+            )
+        )
+    );
+    let after = vms.get_viewing_page().page_id(page_id).call().await.unwrap();
+    assert_eq!(after.status, before.status, "a refused request changes nothing");
+
+    // Nested members are named by their whole path.
+    let tagged = json!({"tags": [{"key": "k", "value": "v", "colour": "red"}]});
+    let (status, body) = answer_raw(&sim, "update_content", &["c"], tagged).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        body["message"],
+        "`tags[0].colour` is not a member of this request's body (the documents show no such member here)"
+    );
+    // Members the schema has still pass.
+    assert_eq!(
+        send_raw(
+            &sim,
+            "update_content",
+            &["c"],
+            json!({"tags": [{"key": "k", "value": "v"}]})
+        )
+        .await,
+        204
+    );
+}
+
 /// `[]` sent in an update clears the list; a list left out stays.
 #[tokio::test]
 async fn an_empty_list_in_an_update_clears_the_list() {
