@@ -8,6 +8,7 @@ mod config;
 mod decode;
 mod exchange;
 mod failure;
+mod files;
 mod judge;
 mod members;
 mod observe;
@@ -73,6 +74,7 @@ pub use validate::{body_violation, first_violation, query_violation, Check, Rule
 /// the crate root, hidden, for the same code.)
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::files::{clear_beside, new_beside, open_regular, own_dir, replace_file};
     pub use crate::members::{missing, read_once, read_unknown, skip, Member, MemberName};
     pub use crate::paged::{first_number, first_ranks, paging_field};
     pub use crate::redact::{bounded, Bounded};

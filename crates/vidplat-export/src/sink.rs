@@ -143,15 +143,17 @@ impl RowSink for Files {
         columns: &[Column],
     ) -> Result<FilePartition, SinkError> {
         let path = self.path_of(partition);
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| self.dir.clone());
-        std::fs::create_dir_all(&dir)?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temporary = dir.join(format!(".{name}.tmp"));
-        // What a killed run left behind is discarded: its partition is written again now.
-        let file = File::create(&temporary)?;
+        std::fs::create_dir_all(&self.dir)?;
+        // The partition's directory is the export's own: a link planted there
+        // would send the files elsewhere.
+        if let Some(dir) = path.parent() {
+            vidplat_core::__private::own_dir(dir)?;
+        }
+        // What killed runs left is discarded: the partition is written again
+        // now, into a new file of this process's (never a link followed, nor a
+        // file another writer holds).
+        vidplat_core::__private::clear_beside(&path)?;
+        let (temporary, file) = vidplat_core::__private::new_beside(&path, false)?;
         let writer: Box<dyn Encoder> = match self.format {
             Format::Csv => Box::new(CsvEncoder::new(file, columns)?),
             Format::Ndjson => Box::new(NdjsonEncoder::new(file, columns)),

@@ -4,7 +4,6 @@
 use crate::sink::Partition;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The version of the state file's shape.
@@ -104,9 +103,10 @@ impl ExportState {
             path: path.to_path_buf(),
             source,
         };
-        let file = match std::fs::File::open(path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::new(report)),
+        // A FIFO or a device where the state should be is refused, not read.
+        let file = match vidplat_core::__private::open_regular(path) {
+            Ok(Some(file)) => file,
+            Ok(None) => return Ok(Self::new(report)),
             Err(e) => return Err(io(e)),
         };
         let mut text = String::new();
@@ -140,13 +140,9 @@ impl ExportState {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        let temporary = path.with_extension("json.tmp");
-        let mut file = std::fs::File::create(&temporary).map_err(io)?;
-        let text = serde_json::to_string_pretty(self).map_err(|e| io(e.into()))?;
-        file.write_all(text.as_bytes()).map_err(io)?;
-        file.write_all(b"\n").map_err(io)?;
-        file.sync_all().map_err(io)?;
-        std::fs::rename(&temporary, path).map_err(io)
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| io(e.into()))?;
+        text.push('\n');
+        vidplat_core::__private::replace_file(path, text.as_bytes(), false).map_err(io)
     }
 
     /// Whether a run committed `partition`.

@@ -270,8 +270,6 @@ pub mod machine_quota;
 pub mod pagination;
 #[cfg(feature = "profiles")]
 pub mod profile;
-#[cfg(any(feature = "profiles", feature = "machine-quota"))]
-mod replace_file;
 pub mod rows;
 pub mod signing;
 #[cfg(feature = "encoder")]

@@ -265,7 +265,7 @@ impl Files {
 
     fn write_counts(&self, counts: &Counts) -> Result<(), StoreUnavailable> {
         let bytes = serde_json::to_vec(counts).map_err(|e| unavailable("writing", &self.counts, e))?;
-        crate::replace_file::replace_file(&self.counts, &bytes, true)
+        vidplat_core::__private::replace_file(&self.counts, &bytes, true)
             .map_err(|e| unavailable("writing", &self.counts, e))
     }
 }

@@ -296,10 +296,10 @@ impl Profiles {
             config.profiles.insert(name.clone(), public);
         }
         let config_path = self.dir.join("config.toml");
-        crate::replace_file::replace_file(&config_path, to_toml(&config, &config_path)?.as_bytes(), false)
+        vidplat_core::__private::replace_file(&config_path, to_toml(&config, &config_path)?.as_bytes(), false)
             .map_err(io(&config_path))?;
         let credentials_path = self.dir.join("credentials.toml");
-        crate::replace_file::replace_file(
+        vidplat_core::__private::replace_file(
             &credentials_path,
             to_toml(&credentials, &credentials_path)?.as_bytes(),
             true,

@@ -364,3 +364,79 @@ async fn small_pages_follow_truncated_to_the_same_files_as_one_page() {
     assert_eq!(many.rows, one.rows);
     assert_eq!(files(paged.path()), files(whole.path()));
 }
+
+/// What another user plants in a shared output directory cannot turn the
+/// export against its user: a FIFO as the state file is refused at once
+/// (not read forever), a link at a temporary file's name is replaced (its
+/// target untouched), and a partition directory that is a link to elsewhere
+/// is refused (no file written there).
+#[cfg(unix)]
+#[tokio::test]
+async fn links_and_fifos_planted_in_the_output_directory_are_never_followed() {
+    let sim = simulator(SimConfig::fast()).await;
+    let client = client(&sim, 50_000);
+    let out = tempfile::tempdir().expect("a directory");
+    let elsewhere = tempfile::tempdir().expect("another directory");
+    let victim = elsewhere.path().join("victim");
+    std::fs::write(&victim, "keep me").expect("the victim file");
+    let period = four_days();
+    let first_day = vidplat_export::plan::days(period).next().expect("a day");
+    let export = |state: &Path| {
+        client
+            .analytics()
+            .expect("analytics")
+            .cloud_viewing_history()
+            .export(period)
+            .state_file(state)
+            .fetched_at(fixed_time())
+    };
+
+    // A FIFO where the state is: refused at once, nothing fetched.
+    let fifo = out.path().join("fifo-state.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let refused = tokio::time::timeout(
+        Duration::from_secs(5),
+        export(&fifo).run(Files::new(out.path(), Format::Csv)),
+    )
+    .await
+    .expect("the export does not wait on the FIFO")
+    .expect_err("a FIFO is not a state file");
+    assert!(refused.to_string().contains("is not a regular file"), "{refused}");
+
+    // Links at the temporary names this process would write: replaced, never followed.
+    let state = out.path().join("state.json");
+    let pid = std::process::id();
+    std::os::unix::fs::symlink(&victim, out.path().join(format!(".state.json.{pid}.tmp"))).expect("a link");
+    let day_dir = out.path().join(format!("date={first_day}"));
+    std::fs::create_dir(&day_dir).expect("a partition directory");
+    std::os::unix::fs::symlink(&victim, day_dir.join(format!(".part-000.csv.{pid}.tmp"))).expect("a link");
+    let summary = export(&state)
+        .run(Files::new(out.path(), Format::Csv))
+        .await
+        .expect("the export");
+    assert!(summary.failed.is_empty(), "{summary:?}");
+    assert_eq!(std::fs::read_to_string(&victim).expect("the victim"), "keep me");
+    assert!(std::fs::symlink_metadata(day_dir.join("part-000.csv"))
+        .expect("the partition")
+        .is_file());
+
+    // A partition directory that is a link to elsewhere: refused, nothing written there.
+    let out = tempfile::tempdir().expect("a third directory");
+    std::os::unix::fs::symlink(elsewhere.path(), out.path().join(format!("date={first_day}"))).expect("a link");
+    let state = out.path().join("state.json");
+    let outcome = export(&state).run(Files::new(out.path(), Format::Csv)).await;
+    let message = match outcome {
+        Ok(summary) => format!("{:?}", summary.failed),
+        Err(error) => error.to_string(),
+    };
+    assert!(message.contains("is not a directory of its own"), "{message}");
+    let written: Vec<_> = std::fs::read_dir(elsewhere.path())
+        .expect("elsewhere")
+        .map(|e| e.expect("an entry").file_name())
+        .collect();
+    assert_eq!(written, ["victim"], "nothing written through the link");
+}
