@@ -360,11 +360,18 @@ fn read_toml<T: Default + serde::de::DeserializeOwned>(path: &Path) -> Result<T,
     };
     toml::from_str(&text).map_err(|e| ProfileError::Invalid {
         path: path.to_owned(),
-        // The parser's message quotes the offending line: never for the credentials file.
+        // The parser's full message quotes the offending line, which may hold a
+        // key or a password put in the wrong file: only its words and where.
         reason: if path.ends_with("credentials.toml") {
             "not a credentials file (`[profiles.<name>]` tables holding `api_key`)".to_owned()
         } else {
-            e.to_string()
+            let at = e.span().map(|span| {
+                let before = text.get(..span.start).unwrap_or_default();
+                let line = before.matches('\n').count() + 1;
+                let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                format!(" (line {line}, column {column})")
+            });
+            format!("{}{}", e.message().trim_end(), at.unwrap_or_default())
         },
     })
 }
@@ -479,6 +486,20 @@ impl From<ProfileError> for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key put in `config.toml` by mistake, on a line the parser refuses,
+    /// is not quoted back: the error says what and where, not the line.
+    #[test]
+    fn a_malformed_config_is_reported_by_line_and_column_without_its_text() {
+        let dir = std::env::temp_dir().join(format!("vidplat-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.toml");
+        std::fs::write(&path, "[profiles.prod]\napi_key = \"sk-live-hunter2\n").unwrap();
+        let refused = read_toml::<toml::Table>(&path).unwrap_err().to_string();
+        assert!(!refused.contains("hunter2"), "{refused}");
+        assert!(refused.contains("(line 2, column "), "{refused}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[cfg(feature = "redis")]
     #[test]
