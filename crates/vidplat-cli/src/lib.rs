@@ -152,6 +152,11 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             count_rows: io.stderr_terminal && !io.terminal,
             out: RefCell::new(&mut *io.stdout),
             notes: RefCell::new(Vec::new()),
+            secret_members: match service {
+                Service::Encoder => vidplat::encoder::operations::SECRET_MEMBERS,
+                Service::Vms => vidplat::vms::operations::SECRET_MEMBERS,
+                Service::Analytics => vidplat::analytics::operations::SECRET_MEMBERS,
+            },
         };
         let quota_waits = (service == Service::Analytics && show.is_none())
             .then(|| client.analytics_quota().map(|q| q.watch_waits()))

@@ -305,6 +305,8 @@ pub struct Runner<'a> {
     pub out: RefCell<&'a mut dyn Write>,
     /// Lines for stderr, written when the call is over.
     pub notes: RefCell<Vec<String>>,
+    /// The service's members the YAML marks `x-secret`: never shown.
+    pub secret_members: &'static [&'static str],
 }
 
 impl Runner<'_> {
@@ -399,7 +401,16 @@ impl Runner<'_> {
             Show::DryRun => request_text(prepared.request()),
             Show::Curl => curl(prepared.request()),
         };
-        self.out.borrow_mut().write_all(text.as_bytes())?;
+        // A password in the body is shown no more than the key.
+        let redactor = vidplat_core::Redactor::new(None, self.secret_members);
+        let shown = redactor.text(&text);
+        if matches!(shown, std::borrow::Cow::Owned(_)) && show == Show::Curl {
+            self.note(format!(
+                "note: the body's secret members are shown as {}: put their values back before running it",
+                vidplat_core::REDACTED
+            ));
+        }
+        self.out.borrow_mut().write_all(shown.as_bytes())?;
         Ok(Outcome::Printed)
     }
 }

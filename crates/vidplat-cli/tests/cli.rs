@@ -352,6 +352,29 @@ async fn dry_run_and_print_curl_show_the_request_and_send_nothing() {
     );
     assert!(!shown.stdout.contains(&cli.sim.api_key) && !curl.stdout.contains(&cli.sim.api_key));
     assert_nothing_connected(&listener).await;
+
+    // A password in the body (an `x-secret` member) is shown no more than the key.
+    for show in [["--dry-run", ""], ["--print", "curl"]] {
+        let mut args = vec![
+            "vms",
+            "register-viewing-page",
+            "--content-name",
+            "c",
+            "--set",
+            "configurations.authentication.password=hunter2-pass",
+        ];
+        args.extend(show.iter().filter(|a| !a.is_empty()));
+        let mut command = cli.command(&args);
+        command.env("VIDPLAT_VMS_URL", url.replace("/encoder", "/vms"));
+        let printed = cli.run_with(command, "").await;
+        assert_eq!(printed.code, 0, "{printed:?}");
+        assert!(!printed.stdout.contains("hunter2-pass"), "{}", printed.stdout);
+        assert!(printed.stdout.contains("\"password\":"), "{}", printed.stdout);
+        if show[0] == "--print" {
+            assert!(printed.stderr.contains("put their values back"), "{}", printed.stderr);
+        }
+    }
+    assert_nothing_connected(&listener).await;
 }
 
 #[tokio::test]
