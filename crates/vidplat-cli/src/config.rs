@@ -167,8 +167,7 @@ impl Setup {
         }
         let key_file = match matches.get_one::<String>("api-key-file") {
             Some(path) => {
-                let key =
-                    std::fs::read_to_string(path).map_err(|e| Failure::Setup(format!("--api-key-file {path}: {e}")))?;
+                let key = read_key_file(path, "--api-key-file")?;
                 Some((key.trim().to_owned(), Source::Flag("api-key-file")))
             }
             None => None,
@@ -322,4 +321,25 @@ pub fn login_id(matches: &ArgMatches) -> Option<String> {
     matches
         .get_one::<serde_json::Value>("login-id")
         .and_then(|v| v.as_str().map(str::to_owned))
+}
+
+/// The most bytes a key file is read for: a key is short, and `/dev/zero`
+/// must not fill the memory.
+const MAX_KEY_FILE: u64 = 64 * 1024;
+
+/// The text of a key file named by `flag` (a FIFO from `<(…)` too), at most
+/// [`MAX_KEY_FILE`] bytes.
+pub(crate) fn read_key_file(path: &str, flag: &str) -> Result<String, Failure> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_KEY_FILE + 1).read_to_end(&mut bytes))
+        .map_err(|e| Failure::Setup(format!("{flag} {path}: {e}")))?;
+    if bytes.len() as u64 > MAX_KEY_FILE {
+        return Err(Failure::invalid(
+            flag,
+            format!("is larger than {MAX_KEY_FILE} bytes: not a key"),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| Failure::invalid(flag, "is not UTF-8 text"))
 }

@@ -176,12 +176,48 @@ fn read_source(source: &str, stdin: &mut dyn Read) -> Result<Vec<u8>, Failure> {
     Ok(bytes)
 }
 
-/// JSON, else YAML.
+/// The deepest nesting a body may have: the services' deepest body is a few
+/// levels; YAML's parser takes time that grows fast with depth.
+const MAX_BODY_DEPTH: usize = 64;
+
+/// JSON, else YAML; a document nested deeper than [`MAX_BODY_DEPTH`] is
+/// refused before either parser reads it.
 fn parse_document(bytes: &[u8]) -> Result<Value, Failure> {
+    if bracket_depth(bytes) > MAX_BODY_DEPTH {
+        return Err(Failure::invalid(
+            "--body",
+            format!("is nested deeper than {MAX_BODY_DEPTH} levels"),
+        ));
+    }
     serde_json::from_slice(bytes).or_else(|json| {
         serde_yaml::from_slice(bytes)
             .map_err(|yaml| Failure::invalid("--body", format!("is neither JSON ({json}) nor YAML ({yaml})")))
     })
+}
+
+/// The deepest nesting of `[` and `{` in `bytes`, outside quoted strings.
+fn bracket_depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    for &byte in bytes {
+        match quote {
+            Some(b'"') if escaped => escaped = false,
+            Some(b'"') if byte == b'\\' => escaped = true,
+            Some(open) if byte == open => quote = None,
+            Some(_) => {}
+            None => match byte {
+                b'"' | b'\'' => quote = Some(byte),
+                b'[' | b'{' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            },
+        }
+    }
+    deepest
 }
 
 /// One step of a `--set` path.
@@ -526,6 +562,12 @@ mod tests {
         // An object that takes members the YAML does not name takes them, of its kind.
         apply_set(&mut body, "settings.anything=3", members).unwrap();
         assert_eq!(body["settings"], serde_json::json!({"anything": 3}));
+    }
+
+    #[test]
+    fn the_depth_counts_brackets_outside_quoted_text() {
+        assert_eq!(bracket_depth(br#"{"a": "[[[[\"{{", "b": [1, {"c": 'x[]'}]}"#), 3);
+        assert_eq!(bracket_depth(b"a:\n  b: 1\n"), 0);
     }
 
     #[test]

@@ -297,6 +297,48 @@ async fn a_registration_out_of_bounds_is_refused_before_anything_is_sent() {
     assert_nothing_connected(&listener).await;
 }
 
+/// A key file that never ends and a body nested without end are refused at
+/// once, within bounds of memory and time.
+#[tokio::test]
+async fn an_endless_key_file_and_a_body_nested_without_end_are_refused_at_once() {
+    let cli = Cli::start().await;
+    let started = std::time::Instant::now();
+    let endless = cli
+        .run(&[
+            "encoder",
+            "get-task",
+            "--task-id",
+            "1",
+            "--dry-run",
+            "--api-key-file",
+            "/dev/zero",
+        ])
+        .await;
+    assert_eq!(
+        (endless.code, endless.stdout.as_str(), endless.stderr.as_str()),
+        (
+            2,
+            "",
+            "error: invalid input, not sent: `--api-key-file` is larger than 65536 bytes: not a key\n"
+        )
+    );
+    let dir = tempfile::tempdir().expect("a directory");
+    let deep = dir.path().join("deep.yaml");
+    std::fs::write(&deep, format!("{}1{}", "{\"a\": ".repeat(50_000), "}".repeat(50_000))).expect("written");
+    let body = format!("@{}", deep.display());
+    let nested = cli
+        .run(&["encoder", "update-notification-settings", "--body", &body, "--dry-run"])
+        .await;
+    assert_eq!(
+        (nested.code, nested.stderr.as_str()),
+        (
+            2,
+            "error: invalid input, not sent: `--body` is nested deeper than 64 levels\n"
+        )
+    );
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+}
+
 /// Every required member missing is named at once, by its whole path, and
 /// nothing is sent: not one round trip per member.
 #[tokio::test]

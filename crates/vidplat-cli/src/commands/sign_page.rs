@@ -61,7 +61,7 @@ pub(super) fn signing_key(matches: &ArgMatches) -> Result<Option<SigningKey>, Fa
     let Some(path) = matches.get_one::<String>("signing-key-file") else {
         return Ok(None);
     };
-    let text = std::fs::read_to_string(path).map_err(|e| Failure::Setup(format!("--signing-key-file {path}: {e}")))?;
+    let text = crate::config::read_key_file(path, "--signing-key-file")?;
     SigningKey::new(text.trim())
         .map(Some)
         .map_err(|e| Failure::invalid("--signing-key-file", e.to_string()))
