@@ -141,7 +141,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             None
         };
         let wait = commands::waits_after(spec.operation) && flag(op_matches, "wait") && show.is_none();
-        let row_columns = columns.clone().or_else(|| default_columns(spec, format));
+        let row_columns = columns.clone().or_else(|| spec.default_columns(format));
         let runner = Runner {
             format,
             columns: row_columns.clone(),
@@ -221,21 +221,6 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         root,
     };
     extra.run(invocation).await
-}
-
-/// The columns of a list's rows when `--columns` names none: a table's
-/// chosen few (`x-table-columns`), else every member of the row, in the
-/// schema's order (so an empty CSV list has its header, and every list the
-/// same header whatever its first row leaves out). Other formats keep each
-/// row whole.
-fn default_columns(spec: command::CommandSpec, format: Format) -> Option<Vec<String>> {
-    let help = spec.help;
-    let chosen = match format {
-        Format::Table if !help.table_columns.is_empty() => help.table_columns,
-        Format::Table | Format::Csv => help.row_members,
-        Format::Json | Format::Ndjson | Format::Yaml => &[],
-    };
-    (!chosen.is_empty()).then(|| chosen.iter().map(|c| (*c).to_owned()).collect())
 }
 
 /// What printing left to say: a note on stderr (an empty table's).

@@ -29,6 +29,11 @@ pub fn commands(service: Service) -> impl Iterator<Item = CommandSpec> {
         .map(|(operation, help)| CommandSpec { operation, help })
 }
 
+/// The command of the operation `id` (`list_tasks`) of `service`.
+pub fn of_operation(service: Service, id: &str) -> Option<CommandSpec> {
+    commands(service).find(|c| c.operation.id == id)
+}
+
 /// The operation command `name` (or one of its aliases) of `service`.
 pub fn find(service: Service, name: &str) -> Option<CommandSpec> {
     commands(service).find(|c| c.name() == name || c.aliases().any(|alias| alias == name))
@@ -57,6 +62,22 @@ impl CommandSpec {
             .iter()
             .zip(self.help.arguments)
             .map(|(argument, help)| ArgSpec { argument, help })
+    }
+
+    /// The columns of its rows when `--columns` names none: a table's chosen
+    /// few (`x-table-columns`), else every member of the row, in the
+    /// schema's order (so an empty CSV list has its header, and every list
+    /// the same header whatever its first row leaves out). Other formats
+    /// keep each row whole.
+    pub fn default_columns(&self, format: crate::output::Format) -> Option<Vec<String>> {
+        use crate::output::Format;
+        let help = self.help;
+        let chosen = match format {
+            Format::Table if !help.table_columns.is_empty() => help.table_columns,
+            Format::Table | Format::Csv => help.row_members,
+            Format::Json | Format::Ndjson | Format::Yaml => &[],
+        };
+        (!chosen.is_empty()).then(|| chosen.iter().map(|c| (*c).to_owned()).collect())
     }
 
     /// A list with a paging style: `--all`, `--prefetch`, `--max-items`.

@@ -483,6 +483,16 @@ async fn register_task_wait_ends_ready_and_a_failing_input_exits_4() {
         .await;
     assert_eq!(waited.code, 0, "{waited:?}");
     assert_eq!(waited.json()[0]["id"], id);
+
+    // Tasks waited for print as `list-tasks` prints them: the chosen columns in a table.
+    let table = cli.run(&["encoder", "wait-task", &id.to_string(), "-o", "table"]).await;
+    assert_eq!(table.code, 0, "{table:?}");
+    let header = table.stdout.lines().nth(1).expect("a header line");
+    assert!(
+        header.contains("input_filename") && !header.contains("transaction"),
+        "{}",
+        table.stdout
+    );
 }
 
 #[tokio::test]

@@ -68,6 +68,11 @@ pub async fn wait_tasks(client: &Client, ids: &[u64], invocation: Invocation<'_,
         timeout,
         ..
     } = invocation;
+    // Tasks are printed as `list-tasks` prints them.
+    let columns = columns.or_else(|| {
+        crate::spec::of_operation(vidplat_core::Service::Encoder, "list_tasks")
+            .and_then(|list| list.default_columns(format))
+    });
     let polling = super::polling(matches, timeout);
     let streams = ids.iter().map(|&id| {
         client
