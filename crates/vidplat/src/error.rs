@@ -102,7 +102,8 @@ pub enum PagingProblem {
     /// [`vidplat_core::Paginated::at`] was given a position of another paging
     /// style than the list's (a page number for a rank-window list, say).
     PositionOfAnotherStyle(vidplat_core::PagingStyle),
-    /// More pages than the default bound ([`crate::pagination::DEFAULT_MAX_PAGES`]);
+    /// More pages than the default bound ([`crate::pagination::DEFAULT_MAX_PAGES`],
+    /// or [`crate::pagination::DEFAULT_MAX_QUOTA_PAGES`] under the analytics quota);
     /// `.max_pages(n)` sets another.
     TooManyPages {
         /// The bound reached.

@@ -18,7 +18,8 @@
 //!
 //! A server cannot keep a stream going forever: a page with the same rows as
 //! the one before, or a `last_page` below 1, ends it with
-//! [`Error::Paging`], and so does a page past [`DEFAULT_MAX_PAGES`] unless
+//! [`Error::Paging`], and so does a page past [`DEFAULT_MAX_PAGES`] (for a
+//! list under the analytics quota, [`DEFAULT_MAX_QUOTA_PAGES`]) unless
 //! [`Pages::max_pages`] set another bound (which then ends the stream quietly).
 //!
 //! ```no_run
@@ -49,6 +50,13 @@ pub const MAX_PREFETCH: usize = 64;
 /// more is [`Error::Paging`] ([`PagingProblem::TooManyPages`]). A million
 /// tasks at 100 a page; far more analytics rows than a month's quota reads.
 pub const DEFAULT_MAX_PAGES: usize = 10_000;
+
+/// The most pages a list under the analytics per-minute quota yields when
+/// [`Pages::max_pages`] is not set: each page is a call of the month's
+/// 50,000, so a list that never ends spends at most this many (0.2 % of the
+/// month) before [`PagingProblem::TooManyPages`] says so; set a bound of
+/// your own for longer reports.
+pub const DEFAULT_MAX_QUOTA_PAGES: usize = 100;
 
 /// `.pages()` and `.items()` for every list operation's builder.
 pub trait Paginate: Paginated + Unpin {
@@ -106,7 +114,8 @@ impl<'a, O: Paginated + Unpin + 'a> Pages<'a, O> {
     }
 
     /// Stops after this many pages, quietly (instead of the default bound,
-    /// [`DEFAULT_MAX_PAGES`], past which the stream ends with an error).
+    /// [`DEFAULT_MAX_PAGES`], or [`DEFAULT_MAX_QUOTA_PAGES`] under the
+    /// analytics quota, past which the stream ends with an error).
     pub fn max_pages(mut self, pages: usize) -> Self {
         self.max_pages = Some(pages);
         self
@@ -129,7 +138,12 @@ impl<'a, O: Paginated + Unpin + 'a> Pages<'a, O> {
                 .take(self.max_pages.unwrap_or(usize::MAX))
                 .boxed(),
         };
-        let bound = self.max_pages.is_none().then_some(DEFAULT_MAX_PAGES);
+        let default = if O::META.rate_limited {
+            DEFAULT_MAX_QUOTA_PAGES
+        } else {
+            DEFAULT_MAX_PAGES
+        };
+        let bound = self.max_pages.is_none().then_some(default);
         guarded(pages, O::META.id, bound)
     }
 }
@@ -391,39 +405,51 @@ fn guarded<'a, P: Paged + Send + 'a>(
     operation: &'static str,
     bound: Option<usize>,
 ) -> BoxStream<'a, Result<P, Error>> {
-    let mut received = 0u64;
-    let mut previous = None;
-    pages
-        .scan(false, move |stopped, page| {
-            if *stopped {
-                return futures_util::future::ready(None);
+    /// The guard's state between pages.
+    struct Seen<S> {
+        pages: S,
+        received: u64,
+        previous: Option<(usize, u64)>,
+        stopped: bool,
+    }
+    let start = Seen {
+        pages,
+        received: 0,
+        previous: None,
+        stopped: false,
+    };
+    // Once an item is an error nothing more is asked of `pages`: no call
+    // (of the month's quota, for analytics) is spent after the end.
+    stream::unfold(start, move |mut seen| async move {
+        if seen.stopped {
+            return None;
+        }
+        let page = seen.pages.next().await?.and_then(|page| {
+            seen.received = seen.received.saturating_add(1);
+            let fingerprint = fingerprint(&page);
+            let problem = if bound.is_some_and(|bound| seen.received > u64::try_from(bound).unwrap_or(u64::MAX)) {
+                Some(PagingProblem::TooManyPages {
+                    bound: bound.unwrap_or_default(),
+                })
+            } else if fingerprint.is_some() && fingerprint == seen.previous {
+                Some(PagingProblem::SamePageAgain)
+            } else {
+                None
+            };
+            seen.previous = fingerprint;
+            match problem {
+                None => Ok(page),
+                Some(problem) => Err(Error::Paging {
+                    operation,
+                    pages: seen.received,
+                    problem,
+                }),
             }
-            let page = page.and_then(|page| {
-                received = received.saturating_add(1);
-                let fingerprint = fingerprint(&page);
-                let problem = if bound.is_some_and(|bound| received > u64::try_from(bound).unwrap_or(u64::MAX)) {
-                    Some(PagingProblem::TooManyPages {
-                        bound: bound.unwrap_or_default(),
-                    })
-                } else if fingerprint.is_some() && fingerprint == previous {
-                    Some(PagingProblem::SamePageAgain)
-                } else {
-                    None
-                };
-                previous = fingerprint;
-                match problem {
-                    None => Ok(page),
-                    Some(problem) => Err(Error::Paging {
-                        operation,
-                        pages: received,
-                        problem,
-                    }),
-                }
-            });
-            *stopped = page.is_err();
-            futures_util::future::ready(Some(page))
-        })
-        .boxed()
+        });
+        seen.stopped = page.is_err();
+        Some((page, seen))
+    })
+    .boxed()
 }
 
 /// What tells a page from the next: its length and a hash of all its rows

@@ -538,3 +538,54 @@ where
         other => panic!("expected Error::Paging, got {:?}", other.map(|pages| pages.len())),
     }
 }
+
+/// A list under the analytics quota that never ends stops at 100 pages (each
+/// a call of the month's 50,000) unless the caller sets a bound; other lists
+/// keep the bound of 10,000.
+#[tokio::test]
+async fn an_endless_analytics_list_stops_at_its_default_bound_of_100_calls() {
+    fn endless(request: &Request) -> Value {
+        let offset = query(request, "offset").unwrap_or(0);
+        json!({"data": [{"os_name": format!("row{offset}")}], "truncated": true})
+    }
+    let (server, seen) = serve("/v2/os/data", endless, Duration::ZERO).await;
+    let client = vidplat_tests::local_client(&server.uri())
+        .analytics_quota(QuotaConfig {
+            calls_per_window: 1_000_000,
+            safety_margin: Duration::ZERO,
+            ..QuotaConfig::default()
+        })
+        .build()
+        .unwrap();
+    let analytics = client.analytics().unwrap();
+    let pages: Vec<Result<_, vidplat::Error>> = analytics.cloud_by_os().limit(1).pages().collect().await;
+    assert_eq!(pages.len(), 101, "100 pages, then the error");
+    assert!(
+        matches!(
+            pages.last(),
+            Some(Err(vidplat::Error::Paging {
+                operation: "cloud_by_os",
+                problem: vidplat::PagingProblem::TooManyPages { bound: 100 },
+                ..
+            }))
+        ),
+        "{:?}",
+        pages.last()
+    );
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        101,
+        "the 101st call is the last: none after the end"
+    );
+    assert_eq!(vidplat::pagination::DEFAULT_MAX_QUOTA_PAGES, 100);
+    // A bound of the caller's own ends the stream quietly there.
+    let chosen: Vec<_> = analytics
+        .cloud_by_os()
+        .limit(1)
+        .pages()
+        .max_pages(150)
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(chosen.len(), 150);
+}
