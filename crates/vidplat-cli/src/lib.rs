@@ -106,15 +106,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         .ok_or_else(|| Failure::invalid("vidplat", "needs a command"))?;
     let timeout = matches.get_one::<Duration>("timeout").copied();
     if let Some(extra) = Extra::find(None, name) {
-        let invocation = Invocation {
-            global: matches,
-            matches: sub,
-            io,
-            format,
-            columns,
-            timeout,
-            root,
-        };
+        let invocation = invocation(matches, sub, io, format, columns, timeout);
         return extra.run(invocation).await;
     }
     let service = SERVICES
@@ -197,30 +189,35 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
                 .filter_map(|t| t["id"].as_u64())
                 .collect();
             writeln!(io.stderr, "registered {} task(s): {ids:?}", ids.len())?;
-            let invocation = Invocation {
-                global: matches,
-                matches: op_matches,
-                io,
-                format,
-                columns,
-                timeout,
-                root,
-            };
+            let invocation = invocation(matches, op_matches, io, format, columns, timeout);
             return commands::wait_tasks(&client, &ids, invocation).await;
         }
         return shown(output::value(io.stdout, format, row_columns, &value)?, io.stderr);
     }
     let extra = Extra::find(Some(service), command).ok_or_else(|| Failure::unknown_command(name, command))?;
-    let invocation = Invocation {
-        global: matches,
-        matches: op_matches,
+    let invocation = invocation(matches, op_matches, io, format, columns, timeout);
+    extra.run(invocation).await
+}
+
+/// What a command that is not an operation runs with: the whole command
+/// line's matches, its own, and the global output settings.
+fn invocation<'a, 'io>(
+    global: &'a ArgMatches,
+    matches: &'a ArgMatches,
+    io: &'a mut Io<'io>,
+    format: Format,
+    columns: Option<Vec<String>>,
+    timeout: Option<Duration>,
+) -> Invocation<'a, 'io> {
+    Invocation {
+        global,
+        matches,
         io,
         format,
         columns,
         timeout,
         root,
-    };
-    extra.run(invocation).await
+    }
 }
 
 /// What printing left to say: a note on stderr (an empty table's).

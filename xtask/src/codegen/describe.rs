@@ -112,12 +112,7 @@ pub fn describe(spec: &Value, op: &Operation, order: &MemberOrder) -> Result<Des
         Some(Body::Json { .. }) => {
             let schema = &yaml["requestBody"]["content"]["application/json"]["schema"];
             let object = merged(spec, schema);
-            for (member, property) in object
-                .get("properties")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-            {
+            for (member, property) in properties(&object) {
                 let property = merged(spec, property);
                 // Scalars, and lists of scalars (a repeated flag: `--presets 3 --presets 7`).
                 let items = property
@@ -247,6 +242,25 @@ fn merged(spec: &Value, schema: &Value) -> Map<String, Value> {
         }
     }
     out
+}
+
+/// A merged schema's `properties`, in name order.
+fn properties(schema: &Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+}
+
+/// The names a merged schema's `required` lists.
+fn required(schema: &Map<String, Value>) -> impl Iterator<Item = &str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
 }
 
 fn kind_of(schema: &Map<String, Value>) -> &'static str {
@@ -389,19 +403,8 @@ fn collect_members(
                 };
                 out.all.push((path, kind));
             }
-            let required: Vec<&str> = merged_schema
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            for (name, property) in merged_schema
-                .get("properties")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-            {
+            let required: Vec<&str> = required(&merged_schema).collect();
+            for (name, property) in properties(&merged_schema) {
                 let path = if at.is_empty() {
                     name.clone()
                 } else {
@@ -442,20 +445,9 @@ fn template_members(spec: &Value, schema: &Value, indent: usize, out: &mut Strin
         seen.insert(r.clone());
     }
     let object = merged(spec, schema);
-    let required: BTreeSet<&str> = object
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required: BTreeSet<&str> = required(&object).collect();
     let pad = " ".repeat(indent);
-    for (name, property) in object
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
+    for (name, property) in properties(&object) {
         let member = merged(spec, property);
         let kind = kind_of(&member);
         let mut facts = vec![kind.to_lowercase()];
