@@ -540,6 +540,7 @@ mod tests {
                 ("settings.*", Kind::Integer),
             ],
             required: &[],
+            nullable: &[],
         };
         let mut body = serde_json::json!({});
         apply_set(&mut body, "streams[0].video.height=720", members).unwrap();

@@ -364,6 +364,34 @@ async fn every_missing_required_member_is_named_at_once_before_anything_is_sent(
     assert_nothing_connected(&listener).await;
 }
 
+/// `null` where the YAML does not allow it is refused before sending, every
+/// one named, beside the missing members (a typed body would read it as a
+/// member left out, and send something else than was asked).
+#[tokio::test]
+async fn a_null_the_request_does_not_allow_is_refused_before_anything_is_sent() {
+    let cli = Cli::start().await;
+    let (url, listener) = silent_server().await;
+    let mut command = cli.command(&[
+        "vms",
+        "update-stream",
+        "--content-name",
+        "c",
+        "--stream-id",
+        "6f1c1b8e-6a0e-4b8a-9a55-2f3f4c5d6e7f",
+        "--body",
+        "-",
+    ]);
+    command.env("VIDPLAT_VMS_URL", url.replace("/encoder", "/vms"));
+    let body = r#"{"path": "a.m3u8", "format": "HLS", "video_codec": null, "width": null}"#;
+    let refused = cli.run_with(command, body).await;
+    assert_eq!((refused.code, refused.stdout.as_str()), (2, ""), "{refused:?}");
+    assert_eq!(
+        refused.stderr,
+        "error: invalid input, not sent: `body.video_codec` must not be null; `body.width` must not be null\n"
+    );
+    assert_nothing_connected(&listener).await;
+}
+
 #[tokio::test]
 async fn dry_run_and_print_curl_show_the_request_and_send_nothing() {
     let cli = Cli::start().await;

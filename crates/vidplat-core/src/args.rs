@@ -69,9 +69,10 @@ impl Args {
         }
     }
 
-    /// The JSON body as `T`: every required member missing is refused at
-    /// once, each by its whole path (`body.streams[1].path`), before the
-    /// body is read as its type (which would name only the first).
+    /// The JSON body as `T`: every required member missing and every `null`
+    /// the YAML does not allow is refused at once, each by its whole path
+    /// (`body.streams[1].path`), before the body is read as its type (which
+    /// would name only the first, and read most `null`s as left out).
     #[doc(hidden)]
     pub fn __take_body<T: DeserializeOwned>(
         &self,
@@ -80,9 +81,13 @@ impl Args {
     ) -> Option<T> {
         if let (Some(value), Some(body)) = (self.members.get("body"), body) {
             let missing = body.missing(value);
-            if !missing.is_empty() {
+            let nulls = body.null_not_allowed(value);
+            if !missing.is_empty() || !nulls.is_empty() {
                 for path in missing {
                     refusals.push(Refusal::new("is required").at(&path).at("body"));
+                }
+                for path in nulls {
+                    refusals.push(Refusal::new("must not be null").at(&path).at("body"));
                 }
                 return None;
             }

@@ -1,7 +1,10 @@
 //! A member of an update body that the documents mark nullable has three
-//! states on the wire: left out (the server keeps what it has), a value, or
-//! `null` (the server clears it). `Option` has two, so an update could never
-//! clear `publish_end` or unset `primary_poster_id`.
+//! states on the wire: left out, a value, or `null` (the server clears it).
+//! `Option` has two, so an update could never clear `publish_end` or unset
+//! `primary_poster_id`. What the server does with a member left out (keeps
+//! it, or resets it to what registration stores) is not shown in the
+//! documents (`GAPS.md`, under each `update_*` operation): to keep a member,
+//! send it, as `modify_*` and `builder_from` do.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -18,10 +21,13 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// ```
 ///
 /// The generated setters fill it: `.primary_poster_id(id)` sets,
-/// `.clear_primary_poster_id()` clears, and a member no setter touched is kept.
+/// `.clear_primary_poster_id()` clears, and a member no setter touched is
+/// left out of the body ([`Patch::Keep`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Patch<T> {
-    /// Left out of the body: the server keeps the member's current value.
+    /// Left out of the body. Whether the server then keeps the member's
+    /// value or resets it is not shown in the documents (`GAPS.md`); a body
+    /// started from what was read (`builder_from`) sends the value instead.
     #[default]
     Keep,
     /// Sent as this value.

@@ -172,6 +172,9 @@ pub struct RequestBody {
     /// The members the YAML requires, as `a.b[].c`: each is required where
     /// the object holding it is given (`streams[].path` in each stream sent).
     pub required: &'static [&'static str],
+    /// The members the YAML marks nullable, as `a.b[].c`: `null` is a value
+    /// only for these (for a member the YAML names).
+    pub nullable: &'static [&'static str],
 }
 
 impl RequestBody {
@@ -223,6 +226,38 @@ impl RequestBody {
             }
         }
         walk(self, "", "", body)
+    }
+
+    /// The places in `body` (`streams[1].video_codec`) holding `null` where
+    /// the YAML names a member that is not nullable, in the body's order. A
+    /// member of an object taking any (`a.*`) is not checked.
+    pub fn null_not_allowed(&self, body: &serde_json::Value) -> Vec<String> {
+        fn walk(body: &RequestBody, pattern: &str, at: &str, value: &serde_json::Value, out: &mut Vec<String>) {
+            let named = |pattern: &str| body.members.iter().any(|(member, _)| *member == pattern);
+            match value {
+                serde_json::Value::Null if named(pattern) && !body.nullable.contains(&pattern) => {
+                    out.push(at.to_owned());
+                }
+                serde_json::Value::Object(object) => {
+                    for (name, member) in object {
+                        let (pattern, at) = match pattern.is_empty() {
+                            true => (name.clone(), name.clone()),
+                            false => (format!("{pattern}.{name}"), format!("{at}.{name}")),
+                        };
+                        walk(body, &pattern, &at, member, out);
+                    }
+                }
+                serde_json::Value::Array(items) => {
+                    for (index, item) in items.iter().enumerate() {
+                        walk(body, &format!("{pattern}[]"), &format!("{at}[{index}]"), item, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, "", "", body, &mut out);
+        out
     }
 
     /// The places in `body` (`streams[1].path`) where a required member is

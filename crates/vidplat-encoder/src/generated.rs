@@ -11121,6 +11121,8 @@ let response = client.get_notification_settings()
 
 Sets which occurrences are notified (notify_error, notify_ready, notify_imported_tasks). The Endpoints table names task read as the permission of this operation.
 
+**Omitted members may be reset.** Whether the server changes only the members sent (a partial update) or replaces the whole settings, resetting what is omitted, is not shown. Send every member you mean to keep.
+
 **Route assumed.** The document does not show this operation's method and path; `PUT /v1/notifications` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_notification_settings", Method::Put, "/your/path")`.
 
 Sends a `PUT` request to `/v1/notifications`
@@ -11222,6 +11224,8 @@ let response = client.get_preset()
     /**Update preset
 
 Updates a preset with the fields of registration except profile_config, under the same field rules as registration (name unique, formats that require hls_config or dash_config, destination forms, objstore authentication method, output file name placeholders; DISTRIBUTOR_NOT_FOUND when the distributor id is not registered). Requires the preset update permission.
+
+**Omitted members may be reset.** Whether the server changes only the members sent (a partial update) or replaces the whole preset, resetting what is omitted, is not shown (preset and profile updates "use the same field rules as registration"). Send every member you mean to keep.
 
 **Route assumed.** The document does not show this operation's method and path; `PUT /v1/presets/{preset-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_preset", Method::Put, "/your/path")`.
 
@@ -11332,6 +11336,8 @@ let response = client.get_profile()
 
 Updates a profile with the fields of registration, under the same field rules (name unique, vms_config accepted and required only when a preset of the profile registers to the video management service, a sub-account cannot share). FULL_PROFILE is returned when no more presets can be added to the profile. Requires the profile update permission.
 
+**Omitted members may be reset.** Whether the server changes only the members sent (a partial update) or replaces the whole profile, resetting what is omitted, is not shown (preset and profile updates "use the same field rules as registration"). Send every member you mean to keep.
+
 **Route assumed.** The document does not show this operation's method and path; `PUT /v1/profiles/{profile-id}` is the YAML's choice (see GAPS.md). If your account's route differs, override it: `vidplat::Client::builder().route("update_profile", Method::Put, "/your/path")`.
 
 Sends a `PUT` request to `/v1/profiles/{profile-id}`
@@ -11395,7 +11401,8 @@ INPUT_FILE_NOT_FOUND, INPUT_FILE_NOT_SUPPORTED (unsupported input file
 format), INVALID_PRIORITY (priority not written correctly),
 OUTPUT_FILE_NAME_NOT_FOUND (output file name not written) and
 PROFILE_NOT_FOUND. When notify_imported_tasks is set, a notification is
-sent once all tasks created by the job have finished.
+sent once all tasks created by the job have finished. Requires the
+task register permission (assumed).
 
 Sends a `POST` request to `/v1/task-imports`
 
@@ -13848,6 +13855,7 @@ pub mod operations {
                     ("notify_ready", vidplat_core::Kind::Boolean),
                 ],
                 required: &[],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -14087,6 +14095,7 @@ pub mod operations {
                     ("vms_config", vidplat_core::Kind::Text),
                 ],
                 required: &[],
+                nullable: &["dash_config", "description", "hls_config", "vms_config"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -14384,6 +14393,7 @@ pub mod operations {
                     ("vms_config", vidplat_core::Kind::Text),
                 ],
                 required: &[],
+                nullable: &["dash_config", "description", "hls_config", "vms_config"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -14538,6 +14548,7 @@ pub mod operations {
                     ("vms_config.seek_preview", vidplat_core::Kind::Text),
                 ],
                 required: &[],
+                nullable: &["description"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -14744,6 +14755,7 @@ pub mod operations {
                     ("vms_config.seek_preview", vidplat_core::Kind::Text),
                 ],
                 required: &[],
+                nullable: &["description"],
             }),
         },
         vidplat_core::OperationMeta {
@@ -14793,8 +14805,8 @@ pub mod operations {
             path: "/v1/task-imports",
             route_assumed: true,
             authenticated: true,
-            permission: None,
-            permission_assumed: false,
+            permission: Some("task register"),
+            permission_assumed: true,
             rate_limited: false,
             checks: &[],
             success_members: &[
@@ -14835,6 +14847,7 @@ pub mod operations {
                 json: false,
                 members: &[],
                 required: &[],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -15408,6 +15421,13 @@ pub mod operations {
                     ("vms_config.config_overrides.category_id", vidplat_core::Kind::Text),
                 ],
                 required: &["input_filepath", "profile_id"],
+                nullable: &[
+                    "episode_name",
+                    "output_filename",
+                    "priority",
+                    "segment_filename_prefix",
+                    "upload_type",
+                ],
             }),
         },
         vidplat_core::OperationMeta {
@@ -15634,7 +15654,7 @@ pub mod operations {
             table_columns: &[],
         },
         vidplat_core::OperationHelp {
-            description: "Sets which occurrences are notified (notify_error, notify_ready, notify_imported_tasks). The Endpoints table names task read as the permission of this operation.",
+            description: "Sets which occurrences are notified (notify_error, notify_ready, notify_imported_tasks). The Endpoints table names task read as the permission of this operation.\n\n**Omitted members may be reset.** Whether the server changes only the members sent (a partial update) or replaces the whole settings, resetting what is omitted, is not shown. Send every member you mean to keep.",
             arguments: &[
                 "Notify when a task status becomes failed",
                 "Notify when all tasks created by a CSV import job have finished",
@@ -15700,7 +15720,7 @@ pub mod operations {
             table_columns: &[],
         },
         vidplat_core::OperationHelp {
-            description: "Updates a preset with the fields of registration except profile_config, under the same field rules as registration (name unique, formats that require hls_config or dash_config, destination forms, objstore authentication method, output file name placeholders; DISTRIBUTOR_NOT_FOUND when the distributor id is not registered). Requires the preset update permission.",
+            description: "Updates a preset with the fields of registration except profile_config, under the same field rules as registration (name unique, formats that require hls_config or dash_config, destination forms, objstore authentication method, output file name placeholders; DISTRIBUTOR_NOT_FOUND when the distributor id is not registered). Requires the preset update permission.\n\n**Omitted members may be reset.** Whether the server changes only the members sent (a partial update) or replaces the whole preset, resetting what is omitted, is not shown (preset and profile updates \"use the same field rules as registration\"). Send every member you mean to keep.",
             arguments: &[
                 "Preset id [minimum 1, format int64]",
                 "DASH output settings; required for DASH and DASH_ENCRYPTED",
@@ -15760,7 +15780,7 @@ pub mod operations {
             table_columns: &[],
         },
         vidplat_core::OperationHelp {
-            description: "Updates a profile with the fields of registration, under the same field rules (name unique, vms_config accepted and required only when a preset of the profile registers to the video management service, a sub-account cannot share). FULL_PROFILE is returned when no more presets can be added to the profile. Requires the profile update permission.",
+            description: "Updates a profile with the fields of registration, under the same field rules (name unique, vms_config accepted and required only when a preset of the profile registers to the video management service, a sub-account cannot share). FULL_PROFILE is returned when no more presets can be added to the profile. Requires the profile update permission.\n\n**Omitted members may be reset.** Whether the server changes only the members sent (a partial update) or replaces the whole profile, resetting what is omitted, is not shown (preset and profile updates \"use the same field rules as registration\"). Send every member you mean to keep.",
             arguments: &[
                 "Profile id [minimum 1, format int64]",
                 "Free description [maxLength 150]",
@@ -15787,7 +15807,7 @@ pub mod operations {
             table_columns: &[],
         },
         vidplat_core::OperationHelp {
-            description: "Uploads a CSV file that describes tasks and creates a CSV import job,\nwhich registers the tasks in bulk. Errors named for CSV import:\nCSV_EMPTY_TASKS (the file describes no task), CSV_INVALID_COLUMNS (a\nrequired column is missing), CSV_TOO_MANY_TASKS (too many rows),\nINPUT_FILE_NOT_FOUND, INPUT_FILE_NOT_SUPPORTED (unsupported input file\nformat), INVALID_PRIORITY (priority not written correctly),\nOUTPUT_FILE_NAME_NOT_FOUND (output file name not written) and\nPROFILE_NOT_FOUND. When notify_imported_tasks is set, a notification is\nsent once all tasks created by the job have finished.",
+            description: "Uploads a CSV file that describes tasks and creates a CSV import job,\nwhich registers the tasks in bulk. Errors named for CSV import:\nCSV_EMPTY_TASKS (the file describes no task), CSV_INVALID_COLUMNS (a\nrequired column is missing), CSV_TOO_MANY_TASKS (too many rows),\nINPUT_FILE_NOT_FOUND, INPUT_FILE_NOT_SUPPORTED (unsupported input file\nformat), INVALID_PRIORITY (priority not written correctly),\nOUTPUT_FILE_NAME_NOT_FOUND (output file name not written) and\nPROFILE_NOT_FOUND. When notify_imported_tasks is set, a notification is\nsent once all tasks created by the job have finished. Requires the\ntask register permission (assumed).",
             arguments: &[],
             body_template: "# import-tasks-csv: the request body is sent as it is (application/octet-stream).\n",
             row_members: &[],

@@ -92,6 +92,21 @@ where
     }
 }
 
+/// "`a` is required", or "`a`, `b` and `c` are required".
+pub(crate) fn missing_members(members: &[&str]) -> String {
+    let quoted: Vec<String> = members.iter().map(|m| format!("`{m}`")).collect();
+    match quoted.as_slice() {
+        [one] => format!("{one} is required"),
+        [rest @ .., last] => format!("{} and {last} are required", rest.join(", ")),
+        [] => String::new(),
+    }
+}
+
+/// `value` as `T`, refusing with the documented 400 body.
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, SimError> {
+    serde_json::from_value(value).map_err(|error| SimError::invalid(error.to_string()))
+}
+
 /// `axum::extract::Query`, refusing with the documented 400 body.
 pub(crate) struct QueryParams<T>(pub T);
 

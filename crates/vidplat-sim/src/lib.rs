@@ -63,7 +63,7 @@ mod vms;
 pub use analytics::AnalyticsStats;
 pub use auth::Permission;
 pub use error::SimError;
-pub(crate) use error::{JsonBody, QueryParams};
+pub(crate) use error::{decode, JsonBody, QueryParams};
 pub use faults::{Fault, FaultOutcome};
 pub use journal::{Received, JOURNAL_CAPACITY};
 
@@ -132,6 +132,48 @@ pub struct SimConfig {
     /// Every task registered fails while encoding, as one whose input path
     /// contains `fail` does (default false).
     pub every_task_fails: bool,
+    /// What an update does with the members it leaves out, a question the
+    /// documents leave open ([`Updates`]; default [`Updates::Reset`]).
+    pub updates: Updates,
+}
+
+/// What an update of a content, stream set, stream, subtitle, preset or
+/// profile does with the members its body leaves out. The documents leave it
+/// open: "The update body lists the same defaults as registration" (video
+/// management) and "Preset and profile updates use the same field rules as
+/// registration" (encoding) read as a reset, while "the fields to change"
+/// reads as a patch. Code that sends every member it means to keep (as
+/// `modify_*` and `builder_from` do) works under both; the default teaches that.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Updates {
+    /// A member left out goes back to what registration stores when it is
+    /// not sent: its documented default (a content's `status` to `PUBLIC`,
+    /// its policies to the account's default ones), else `null` or nothing
+    /// (a list to empty). An update leaving out a member registration requires
+    /// is refused with 400 naming each such member (`title` and `category_id`
+    /// of a content, `path` and `format` of a stream).
+    #[default]
+    Reset,
+    /// The other reading: a member left out stays as it is.
+    Keep,
+}
+
+impl Updates {
+    /// Every setting, with its name on the command line.
+    pub const ALL: [(Updates, &'static str); 2] = [(Updates::Reset, "reset"), (Updates::Keep, "keep")];
+}
+
+impl std::str::FromStr for Updates {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        Self::ALL
+            .iter()
+            .find(|(_, known)| *known == name)
+            .map(|(updates, _)| *updates)
+            .ok_or_else(|| format!("no update reading `{name}` (known: reset, keep)"))
+    }
 }
 
 /// A hard case set up in one line: `SimConfig::fast().with_scenario(Scenario::MonthQuotaSpent)`.
@@ -198,6 +240,7 @@ impl Default for SimConfig {
             faults: Vec::new(),
             analytics_month_used: 0,
             every_task_fails: false,
+            updates: Updates::Reset,
         }
     }
 }

@@ -5,7 +5,7 @@
 use clap::Parser;
 use std::collections::BTreeSet;
 use std::io::Write as _;
-use vidplat_sim::{Permission, Scenario, SimConfig, Simulator, DEMO_API_KEY, DEMO_LOGIN_ID};
+use vidplat_sim::{Permission, Scenario, SimConfig, Simulator, Updates, DEMO_API_KEY, DEMO_LOGIN_ID};
 
 /// An in-memory simulator of the video platform's three services (encoding,
 /// video management, viewing analytics), for trying vidplat without an account.
@@ -36,6 +36,9 @@ struct Args {
     /// Set up a hard case (repeat to combine): month-quota-spent, slow-queries, failing-tasks, full-task-queue
     #[arg(long, value_name = "NAME")]
     scenario: Vec<Scenario>,
+    /// What an update does with the members it leaves out, which the documents leave open: reset (to what registration stores without them; members registration requires are required) or keep
+    #[arg(long, value_name = "READING", default_value = "reset")]
+    updates: Updates,
 }
 
 #[tokio::main]
@@ -52,6 +55,7 @@ async fn main() -> std::io::Result<()> {
         analytics_per_minute: args.analytics_per_minute,
         analytics_monthly: args.analytics_per_month,
         time_zone: args.time_zone,
+        updates: args.updates,
         ..defaults
     };
     let config = args

@@ -6,8 +6,7 @@
 //! what a vidplat client refuses before sending. (The generated request types
 //! already refuse strings breaking a length or pattern.)
 
-use crate::auth::Keys;
-use crate::SimError;
+use crate::{Shared, SimError, Updates};
 use axum::extract::{FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::middleware::Next;
@@ -16,23 +15,22 @@ use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Router;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use vidplat_core::{Method, OperationMeta};
+use vidplat_core::{Method, OperationMeta, RequestBody};
 
 /// Largest request body read: one base64 field may hold 10,485,760 characters.
 pub(crate) const BODY_LIMIT: usize = 24 * 1024 * 1024;
 
 /// The routes of one service, built operation by operation.
 pub(crate) struct Operations<S> {
-    keys: Arc<Keys>,
+    shared: Shared,
     table: &'static [OperationMeta],
     routes: BTreeMap<&'static str, MethodRouter<S>>,
 }
 
 impl<S: Clone + Send + Sync + 'static> Operations<S> {
-    pub(crate) fn new(keys: &Arc<Keys>, table: &'static [OperationMeta]) -> Self {
+    pub(crate) fn new(shared: &Shared, table: &'static [OperationMeta]) -> Self {
         Self {
-            keys: keys.clone(),
+            shared: shared.clone(),
             table,
             routes: BTreeMap::new(),
         }
@@ -48,9 +46,34 @@ impl<S: Clone + Send + Sync + 'static> Operations<S> {
         self.route_at(id, path, handler)
     }
 
+    /// Routes update operation `id` like [`Operations::route`]. Under
+    /// [`Updates::Reset`] an update stands for a registration, so a body
+    /// leaving out a member that operation `registration` requires (and the
+    /// update may carry) is refused, each such member named.
+    pub(crate) fn route_update<H, T>(self, id: &str, registration: &str, handler: H) -> Self
+    where
+        H: axum::handler::Handler<T, S>,
+        T: 'static,
+    {
+        let (path, also_required) = (self.meta(id).path, self.meta(registration).body);
+        let guard = match self.shared.config.updates {
+            Updates::Reset => also_required,
+            Updates::Keep => None,
+        };
+        self.add(id, path, handler, guard)
+    }
+
     /// Like [`Operations::route`], at an axum form of the YAML's path (a wildcard
     /// where a parameter may arrive with an unencoded `/`).
-    pub(crate) fn route_at<H, T>(mut self, id: &str, path: &'static str, handler: H) -> Self
+    pub(crate) fn route_at<H, T>(self, id: &str, path: &'static str, handler: H) -> Self
+    where
+        H: axum::handler::Handler<T, S>,
+        T: 'static,
+    {
+        self.add(id, path, handler, None)
+    }
+
+    fn add<H, T>(mut self, id: &str, path: &'static str, handler: H, also_required: Option<RequestBody>) -> Self
     where
         H: axum::handler::Handler<T, S>,
         T: 'static,
@@ -63,14 +86,14 @@ impl<S: Clone + Send + Sync + 'static> Operations<S> {
             Method::Patch => MethodFilter::PATCH,
             Method::Delete => MethodFilter::DELETE,
         };
-        let (keys, permission) = (self.keys.clone(), meta.permission);
+        let (keys, permission) = (self.shared.keys.clone(), meta.permission);
         let guard = axum::middleware::from_fn(move |request: Request, next: Next| {
             let keys = keys.clone();
             async move {
                 if let Err(error) = keys.check(request.headers(), permission) {
                     return error.into_response();
                 }
-                match within_bounds(meta, request).await {
+                match within_bounds(meta, also_required, request).await {
                     Ok(request) => next.run(request).await,
                     Err(error) => error.into_response(),
                 }
@@ -116,9 +139,14 @@ pub(crate) fn with_fallbacks<S: Clone + Send + Sync + 'static>(router: Router<S>
 }
 
 /// The request unchanged, or 400 naming the first member the body's schema
-/// does not have, or the first broken bound. A body that is not JSON is left
-/// to the handler's extractor, which refuses it.
-async fn within_bounds(meta: &'static OperationMeta, request: Request) -> Result<Request, SimError> {
+/// does not have, or every required member missing (those `also_required`
+/// requires too, where the body's schema has them), or every `null` on a
+/// member that is not nullable, or the first broken bound. A body that is not JSON is left to the handler's extractor, which refuses it.
+async fn within_bounds(
+    meta: &'static OperationMeta,
+    also_required: Option<RequestBody>,
+    request: Request,
+) -> Result<Request, SimError> {
     let checks = meta.checks;
     let schema = meta.body.filter(|body| body.json);
     if checks.is_empty() && schema.is_none() {
@@ -141,9 +169,54 @@ async fn within_bounds(meta: &'static OperationMeta, request: Request) -> Result
                 "`{unknown}` is not a member of this request's body (the documents show no such member here)"
             )));
         }
+        let mut missing = schema.missing(json);
+        if let Some(registration) = also_required {
+            for path in registration.missing(json) {
+                if schema.kind_of(&without_indices(&path)).is_some() && !missing.contains(&path) {
+                    missing.push(path);
+                }
+            }
+        }
+        if !missing.is_empty() {
+            let missing: Vec<&str> = missing.iter().map(String::as_str).collect();
+            return Err(SimError::invalid(crate::error::missing_members(&missing)));
+        }
+        // The generated request types read most `null`s as a member left out:
+        // refused here, so that no `null` is ignored.
+        let nulls: Vec<String> = schema
+            .null_not_allowed(json)
+            .iter()
+            .map(|path| format!("`{path}`"))
+            .collect();
+        match nulls.as_slice() {
+            [] => {}
+            [one] => return Err(SimError::invalid(format!("{one} must not be null"))),
+            [rest @ .., last] => {
+                return Err(SimError::invalid(format!(
+                    "{} and {last} must not be null",
+                    rest.join(", ")
+                )))
+            }
+        }
     }
     if let Some((field, rule)) = vidplat_core::first_violation(checks, &query, json.as_ref()) {
         return Err(SimError::invalid(format!("`{field}` {rule}")));
     }
     Ok(Request::from_parts(parts, axum::body::Body::from(bytes)))
+}
+
+/// `streams[1].path` as the table names its members: `streams[].path`.
+fn without_indices(path: &str) -> String {
+    let mut in_index = false;
+    path.chars()
+        .filter(|c| {
+            match c {
+                '[' => in_index = true,
+                ']' => in_index = false,
+                _ if in_index => return false,
+                _ => {}
+            }
+            true
+        })
+        .collect()
 }

@@ -1330,7 +1330,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Body of Update content: the fields to change. The name cannot be changed.
+    ///Body of Update content: whether members left out are kept or reset is not shown, so send every member to keep. The name cannot be changed.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ContentUpdate {
@@ -1830,7 +1830,7 @@ pub mod types {
                 })
         }
     }
-    ///Body of Update document: the fields to change. When both url and content are sent, content wins.
+    ///Body of Update document: whether members left out are kept or reset is not shown, so send every member to keep. When both url and content are sent, content wins.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DocumentUpdate {
@@ -3784,7 +3784,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Body of Update poster: the fields to change. When both url and content are sent, content wins.
+    ///Body of Update poster: whether members left out are kept or reset is not shown, so send every member to keep. When both url and content are sent, content wins.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PosterUpdate {
@@ -4700,7 +4700,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Body of Update stream: the fields to change.
+    ///Body of Update stream: whether members left out are kept or reset is not shown, so send every member to keep.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StreamUpdate {
@@ -4932,7 +4932,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Body of Update subtitle: the fields to change. When both url and content are sent, content wins.
+    ///Body of Update subtitle: whether members left out are kept or reset is not shown, so send every member to keep. When both url and content are sent, content wins.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubtitleUpdate {
@@ -5289,7 +5289,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Body of Update viewing page: the fields to change. The content and signature_required cannot be changed.
+    ///Body of Update viewing page: whether members left out are kept or reset is not shown, so send every member to keep. The content and signature_required cannot be changed.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ViewingPageUpdate {
@@ -43909,6 +43909,7 @@ pub mod operations {
                 json: true,
                 members: &[("name", vidplat_core::Kind::Text)],
                 required: &["name"],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -44045,6 +44046,7 @@ pub mod operations {
                 json: true,
                 members: &[("name", vidplat_core::Kind::Text)],
                 required: &[],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -44881,6 +44883,14 @@ pub mod operations {
                     "subtitles[].label",
                     "title",
                 ],
+                nullable: &[
+                    "description",
+                    "encoder_transaction_id",
+                    "primary_poster_name",
+                    "publish_end",
+                    "publish_start",
+                    "seek_preview_url",
+                ],
             }),
         },
         vidplat_core::OperationMeta {
@@ -45534,6 +45544,15 @@ pub mod operations {
                     ("type", vidplat_core::Kind::Text),
                 ],
                 required: &[],
+                nullable: &[
+                    "description",
+                    "encoder_transaction_id",
+                    "presentation_document_id",
+                    "primary_poster_id",
+                    "publish_end",
+                    "publish_start",
+                    "seek_preview_url",
+                ],
             }),
         },
         vidplat_core::OperationMeta {
@@ -45703,6 +45722,7 @@ pub mod operations {
                     ("url", vidplat_core::Kind::Text),
                 ],
                 required: &["title"],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -45771,6 +45791,7 @@ pub mod operations {
                     ("requests[].url", vidplat_core::Kind::Text),
                 ],
                 required: &["requests", "requests[].title"],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -46007,6 +46028,7 @@ pub mod operations {
                     ("url", vidplat_core::Kind::Text),
                 ],
                 required: &[],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -46374,6 +46396,7 @@ pub mod operations {
                     ("width", vidplat_core::Kind::Integer),
                 ],
                 required: &[],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -46444,6 +46467,7 @@ pub mod operations {
                     ("requests[].width", vidplat_core::Kind::Integer),
                 ],
                 required: &["requests"],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -46496,6 +46520,7 @@ pub mod operations {
                     ("order[]", vidplat_core::Kind::Text),
                 ],
                 required: &["order"],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -46754,6 +46779,7 @@ pub mod operations {
                     ("width", vidplat_core::Kind::Integer),
                 ],
                 required: &[],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -46953,6 +46979,7 @@ pub mod operations {
                     ("subtitles[]", vidplat_core::Kind::Text),
                 ],
                 required: &["streams"],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -47145,6 +47172,7 @@ pub mod operations {
                     ("subtitles[]", vidplat_core::Kind::Text),
                 ],
                 required: &[],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -47558,6 +47586,7 @@ pub mod operations {
                     ("width", vidplat_core::Kind::Integer),
                 ],
                 required: &["format", "path"],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -47681,6 +47710,7 @@ pub mod operations {
                     ("requests[].width", vidplat_core::Kind::Integer),
                 ],
                 required: &["requests", "requests[].format", "requests[].path"],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -48175,6 +48205,7 @@ pub mod operations {
                     ("width", vidplat_core::Kind::Integer),
                 ],
                 required: &[],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -48344,6 +48375,7 @@ pub mod operations {
                     ("url", vidplat_core::Kind::Text),
                 ],
                 required: &["label"],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -48412,6 +48444,7 @@ pub mod operations {
                     ("requests[].url", vidplat_core::Kind::Text),
                 ],
                 required: &["requests", "requests[].label"],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -48648,6 +48681,7 @@ pub mod operations {
                     ("url", vidplat_core::Kind::Text),
                 ],
                 required: &[],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -49026,6 +49060,11 @@ pub mod operations {
                     ("status", vidplat_core::Kind::Text),
                 ],
                 required: &["content_name"],
+                nullable: &[
+                    "access_denial_timeout",
+                    "max_simultaneous_viewers",
+                    "site_id",
+                ],
             }),
         },
         vidplat_core::OperationMeta {
@@ -49328,6 +49367,11 @@ pub mod operations {
                     ("status", vidplat_core::Kind::Text),
                 ],
                 required: &[],
+                nullable: &[
+                    "access_denial_timeout",
+                    "max_simultaneous_viewers",
+                    "site_id",
+                ],
             }),
         },
         vidplat_core::OperationMeta {
@@ -49377,6 +49421,7 @@ pub mod operations {
                 json: true,
                 members: &[("revoked_audience", vidplat_core::Kind::Text)],
                 required: &["revoked_audience"],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -49445,6 +49490,7 @@ pub mod operations {
                 json: true,
                 members: &[("name", vidplat_core::Kind::Text)],
                 required: &["name"],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {
@@ -49563,6 +49609,7 @@ pub mod operations {
                 json: true,
                 members: &[("name", vidplat_core::Kind::Text)],
                 required: &[],
+                nullable: &[],
             }),
         },
         vidplat_core::OperationMeta {

@@ -16,6 +16,7 @@ mod harness;
 mod bounds;
 mod cli_dry_run;
 mod coverage;
+mod doc_claims;
 mod errors;
 mod faults;
 mod from_args;

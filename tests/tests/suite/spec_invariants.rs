@@ -367,6 +367,7 @@ fn assumed_permissions_are_marked_in_the_operation_table() {
     assert_eq!(
         assumed,
         [
+            ("import_tasks_csv", Some("task register")),
             ("get_content_statistics", Some("content read")),
             ("add_revoked_audience", Some("viewing page update"))
         ]

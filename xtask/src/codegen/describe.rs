@@ -8,7 +8,7 @@
 use crate::bounds::resolve;
 use crate::codegen::builders::argument_name;
 use crate::codegen::model::{Body, Location, Operation};
-use crate::codegen::spec::parameters;
+use crate::codegen::spec::{is_nullable, parameters};
 use anyhow::{Context, Result};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -133,9 +133,11 @@ pub fn describe(spec: &Value, op: &Operation, order: &MemberOrder) -> Result<Des
             let mut members = Members {
                 all: Vec::new(),
                 required: Vec::new(),
+                nullable: Vec::new(),
             };
             collect_members(spec, schema, "", &mut members, 0, &mut BTreeSet::new());
             let required = members.required.clone();
+            let nullable = members.nullable.clone();
             let members = members.all.iter().map(|(path, kind)| {
                 let kind = kind_ident(kind);
                 quote!((#path, vidplat_core::Kind::#kind))
@@ -154,6 +156,7 @@ pub fn describe(spec: &Value, op: &Operation, order: &MemberOrder) -> Result<Des
                     json: true,
                     members: &[#(#members),*],
                     required: &[#(#required),*],
+                    nullable: &[#(#nullable),*],
                 })),
                 template,
             )
@@ -162,7 +165,8 @@ pub fn describe(spec: &Value, op: &Operation, order: &MemberOrder) -> Result<Des
             quote!(Some(vidplat_core::RequestBody {
                 json: false,
                 members: &[],
-                required: &[]
+                required: &[],
+                nullable: &[]
             })),
             format!("# {name}: the request body is sent as it is ({content_type}).\n"),
         ),
@@ -360,11 +364,13 @@ fn scalar_text(value: &Value) -> String {
 }
 
 /// Every member of the body, as `a.b[].c` with its kind: what `--set` may set.
-/// Every member of the body, as `a.b[].c` with its kind, and (in `required`)
-/// those its object's `required` list names.
+/// Every member of the body, as `a.b[].c` with its kind, (in `required`)
+/// those its object's `required` list names, and (in `nullable`) those the
+/// YAML marks `nullable`.
 struct Members {
     all: Vec<(String, &'static str)>,
     required: Vec<String>,
+    nullable: Vec<String>,
 }
 
 fn collect_members(
@@ -386,6 +392,9 @@ fn collect_members(
     let kind = kind_of(&merged_schema);
     if !at.is_empty() {
         out.all.push((at.to_owned(), kind));
+        if is_nullable(schema) || is_nullable(&Value::Object(merged_schema.clone())) {
+            out.nullable.push(at.to_owned());
+        }
     }
     match kind {
         "Object" => {

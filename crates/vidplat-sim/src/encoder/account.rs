@@ -5,7 +5,7 @@
 //! `?size=N` and no body): the documents show no operation of the service
 //! that uploads one.
 
-use super::access::{decode_strict, Strict};
+use super::access::decode;
 use super::clock::fixed_timestamp;
 use super::Service;
 use crate::error::SimError;
@@ -113,17 +113,12 @@ pub(super) async fn get_notification_settings(State(service): State<Arc<Service>
     Json(service.lock().account.notifications.clone())
 }
 
-const NOTIFICATION_SETTINGS_UPDATE: Strict = Strict {
-    not_null: &["notify_error", "notify_ready", "notify_imported_tasks"],
-    not_empty: &[],
-};
-
 /// The Endpoints table names task read as this operation's permission.
 pub(super) async fn update_notification_settings(
     State(service): State<Arc<Service>>,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
-    let update: NotificationSettingsUpdate = decode_strict(body, &NOTIFICATION_SETTINGS_UPDATE)?;
+    let update: NotificationSettingsUpdate = decode(body)?;
     let mut store = service.lock();
     let updated_at = store.timestamp_now();
     let settings = &mut store.account.notifications;

@@ -2,11 +2,11 @@
 //! shares with it. Field rules, uniqueness, the registration limits and the
 //! deletion cascade follow the document.
 
-use super::access::{decode_strict, ResourceId, Strict};
+use super::access::{decode, ResourceId};
 use super::clock::{fixed_timestamp, Clock};
 use super::{over_service_limit, Service};
-use crate::error::SimError;
-use crate::JsonBody;
+use crate::error::{missing_members, SimError};
+use crate::{JsonBody, Updates};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
@@ -215,6 +215,18 @@ impl Catalog {
         Ok(())
     }
 
+    /// Puts `preset` in place of preset `id`, keeping its id and registration
+    /// time, after registration's checks ([`Updates::Reset`]).
+    fn replace_preset(&mut self, id: i64, mut preset: Preset, now: std::time::Instant) -> Result<(), SimError> {
+        let current = self.preset(id)?;
+        preset.id = current.id;
+        preset.created_at = current.created_at.clone();
+        self.check_preset(&preset, Some(id))?;
+        preset.updated_at = self.clock.timestamp(now);
+        self.presets.insert(id, preset);
+        Ok(())
+    }
+
     /// Deletes a preset, every profile that contained only it, and its place in the others.
     fn delete_preset(&mut self, id: i64) -> Result<(), SimError> {
         self.preset(id)?;
@@ -342,6 +354,19 @@ impl Catalog {
         Ok(())
     }
 
+    /// Puts `profile` in place of profile `id`, keeping its id and
+    /// registration time, after registration's checks ([`Updates::Reset`]).
+    fn replace_profile(&mut self, id: i64, mut profile: Profile, now: std::time::Instant) -> Result<(), SimError> {
+        let current = self.profile(id)?;
+        profile.id = current.id;
+        profile.created_at = current.created_at.clone();
+        self.check_profile(&profile, Some(id))?;
+        profile.share = Some(ProfileShare::NotShare);
+        profile.updated_at = self.clock.timestamp(now);
+        self.profiles.insert(id, profile);
+        Ok(())
+    }
+
     fn registers_to_vms(&self, preset_ids: &[i64]) -> bool {
         preset_ids
             .iter()
@@ -351,6 +376,10 @@ impl Catalog {
 
     /// The document's profile field rules, then uniqueness of the name.
     fn check_profile(&self, profile: &Profile, own_id: Option<i64>) -> Result<(), SimError> {
+        // Both named in one answer, as for a preset.
+        if profile.name.is_none() && profile.presets.is_empty() {
+            return Err(SimError::invalid(missing_members(&["name", "presets"])));
+        }
         let name = required(profile.name.as_deref(), "name")?;
         if profile.presets.is_empty() {
             return Err(SimError::invalid("`presets` must name at least one preset"));
@@ -421,16 +450,6 @@ fn not_own(what: &str, id: i64, shared: bool) -> SimError {
             format!("{what} {id} belongs to the parent account (shared with this one, read only)"),
         ),
         false => SimError::not_found(format!("{what} {id}")),
-    }
-}
-
-/// "`a` is required", or "`a`, `b` and `c` are required".
-pub(crate) fn missing_members(members: &[&str]) -> String {
-    let quoted: Vec<String> = members.iter().map(|m| format!("`{m}`")).collect();
-    match quoted.as_slice() {
-        [one] => format!("{one} is required"),
-        [rest @ .., last] => format!("{} and {last} are required", rest.join(", ")),
-        [] => String::new(),
     }
 }
 
@@ -590,37 +609,6 @@ fn parent_account_share() -> (Preset, Profile) {
     (preset, profile)
 }
 
-/// Preset and profile members the generated types cannot check: the
-/// non-nullable ones (none of their arrays has a minimum).
-macro_rules! non_nullable_preset_members {
-    ($($request_only:literal)?) => {
-        &[
-            "name",
-            "destination",
-            "destination_settings",
-            "format",
-            "output_filename",
-            "dynamic_streams",
-            "poster",
-            "seek_preview",
-            "streams",
-            $($request_only)?
-        ]
-    };
-}
-const PRESET_UPDATE: Strict = Strict {
-    not_null: non_nullable_preset_members!(),
-    not_empty: &[],
-};
-const PRESET_CREATE: Strict = Strict {
-    not_null: non_nullable_preset_members!("profile_config"),
-    not_empty: &[],
-};
-const PROFILE_REQUEST: Strict = Strict {
-    not_null: &["name", "presets", "share", "vms_config"],
-    not_empty: &[],
-};
-
 // Handlers.
 
 pub(super) async fn list_presets(State(service): State<Arc<Service>>) -> Json<PresetList> {
@@ -634,7 +622,7 @@ pub(super) async fn register_preset(
     State(service): State<Arc<Service>>,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<Json<CreatedId>, SimError> {
-    let request: PresetCreate = decode_strict(body, &PRESET_CREATE)?;
+    let request: PresetCreate = decode(body)?;
     let mut store = service.lock();
     let now = store.now;
     let id = store.catalog.register_preset(preset_from(request), now)?;
@@ -653,10 +641,17 @@ pub(super) async fn update_preset(
     ResourceId(id): ResourceId,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
-    let request: PresetUpdate = decode_strict(body, &PRESET_UPDATE)?;
+    // "Preset and profile updates use the same field rules as registration":
+    // under `Updates::Reset`, the body is read as a registration's.
     let mut store = service.lock();
     let now = store.now;
-    store.catalog.update_preset(id, request, now)?;
+    match service.shared.config.updates {
+        Updates::Reset => {
+            let request: PresetCreate = decode(body)?;
+            store.catalog.replace_preset(id, preset_from(request), now)?;
+        }
+        Updates::Keep => store.catalog.update_preset(id, decode(body)?, now)?,
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -688,7 +683,7 @@ pub(super) async fn register_profile(
     State(service): State<Arc<Service>>,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<Json<CreatedId>, SimError> {
-    let request: ProfileCreate = decode_strict(body, &PROFILE_REQUEST)?;
+    let request: ProfileCreate = decode(body)?;
     let profile = profile_from(request)?;
     let mut store = service.lock();
     let now = store.now;
@@ -708,10 +703,15 @@ pub(super) async fn update_profile(
     ResourceId(id): ResourceId,
     JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
-    let request: ProfileUpdate = decode_strict(body, &PROFILE_REQUEST)?;
     let mut store = service.lock();
     let now = store.now;
-    store.catalog.update_profile(id, request, now)?;
+    match service.shared.config.updates {
+        Updates::Reset => {
+            let profile = profile_from(decode(body)?)?;
+            store.catalog.replace_profile(id, profile, now)?;
+        }
+        Updates::Keep => store.catalog.update_profile(id, decode(body)?, now)?,
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -52,7 +52,7 @@ use vidplat_encoder::types::Task;
 /// the simulator's own controls, such as uploading input files).
 pub(crate) fn router(shared: Shared, vms: VmsStore) -> (Router, Arc<Service>) {
     let service = Arc::new(Service::new(shared, vms));
-    let api = Operations::new(&service.shared.keys, &vidplat_encoder::operations::ALL)
+    let api = Operations::new(&service.shared, &vidplat_encoder::operations::ALL)
         .route("get_external_id", account::get_external_id)
         .route("get_task_counts", tasks::get_task_counts)
         .route("list_tasks", tasks::list_tasks)
@@ -69,12 +69,12 @@ pub(crate) fn router(shared: Shared, vms: VmsStore) -> (Router, Arc<Service>) {
         .route("list_presets", catalog::list_presets)
         .route("register_preset", catalog::register_preset)
         .route("get_preset", catalog::get_preset)
-        .route("update_preset", catalog::update_preset)
+        .route_update("update_preset", "register_preset", catalog::update_preset)
         .route("delete_preset", catalog::delete_preset)
         .route("list_profiles", catalog::list_profiles)
         .route("register_profile", catalog::register_profile)
         .route("get_profile", catalog::get_profile)
-        .route("update_profile", catalog::update_profile)
+        .route_update("update_profile", "register_profile", catalog::update_profile)
         .route("delete_profile", catalog::delete_profile)
         .route("get_notification_settings", account::get_notification_settings)
         .route("update_notification_settings", account::update_notification_settings)

@@ -1,7 +1,7 @@
 //! Tasks: registration (one task per preset of the profile, the fields given
 //! "at each run"), the list with its pagination envelope, counts, cancel/delete.
 
-use super::access::{decode_strict, ResourceId, Strict};
+use super::access::{decode, ResourceId};
 use super::account::Account;
 use super::board::NewTask;
 use super::catalog::{Catalog, Destination, ProfileInUse, INPUT_FILENAME, OUTPUT_BASENAME, VMS_OUTPUT_FILENAME};
@@ -236,22 +236,6 @@ fn check_request_bounds(request: &TaskCreate) -> Result<(), SimError> {
     }
 }
 
-/// TaskCreate's members the generated type cannot check.
-const TASK_CREATE: Strict = Strict {
-    not_null: &[
-        "input_filepath",
-        "profile_id",
-        "poster_filename_prefix",
-        "seek_preview_filename",
-        "trim",
-        "multi_angles",
-        "multi_angle_labels",
-        "vms_config",
-        "preset_overrides",
-    ],
-    not_empty: &["multi_angles", "multi_angle_labels"],
-};
-
 /// The detail of the task `preset` creates (ids, status and times are the board's).
 fn task_detail(in_use: &ProfileInUse<'_>, preset: &Preset, request: &TaskCreate) -> Task {
     let input = request.input_filepath.as_str();
@@ -465,7 +449,7 @@ pub(super) async fn register_task(
     State(service): State<Arc<Service>>,
     JsonBody(body): JsonBody<Value>,
 ) -> Result<Json<Value>, SimError> {
-    let request: TaskCreate = decode_strict(body, &TASK_CREATE)?;
+    let request: TaskCreate = decode(body)?;
     let mut store = service.lock();
     let planned = plan_tasks(&store.catalog, &store.account, &request)?;
     let mut registered = store.register_tasks(vec![planned])?;

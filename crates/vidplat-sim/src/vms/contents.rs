@@ -10,7 +10,7 @@ use super::{
     already_exists, canonical_id, clock, contains_ignoring_case, done, new_id, over_limit, page_of, parse_sort, rule,
     App, PathParams, DEFAULT_PER_PAGE,
 };
-use crate::{JsonBody, QueryParams, SimError};
+use crate::{decode, JsonBody, QueryParams, SimError, Updates};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
@@ -574,13 +574,18 @@ pub(super) async fn register(
 
 /// Updates the members sent; `tags`, `chapters` and `labels` sent replace the
 /// list (`[]` clears it), and a nullable member sent as `null` is cleared.
+/// Those left out are reset first ([`Updates::Reset`]) or kept.
 pub(super) async fn update(
     State(app): State<App>,
     PathParams(name): PathParams<String>,
-    JsonBody(body): JsonBody<types::ContentUpdate>,
+    JsonBody(json): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
+    let body: types::ContentUpdate = decode(json.clone())?;
     let mut store = app.store();
     let mut content = store.content(&name)?.body.clone();
+    if app.shared.config.updates == Updates::Reset {
+        reset_left_out(&mut content, &json);
+    }
     if let Some(status) = body.status {
         check_status(&status)?;
         // The document's example of an invalid change is PUBLIC to PROCESSING; the
@@ -714,6 +719,71 @@ pub(super) async fn update(
     record.touch();
     Ok(done())
 }
+
+/// What registration stores for each updatable member it is not sent (the
+/// registration body's defaults, `null`, nothing or an empty list), put back
+/// for each member `update` leaves out. `title` and `category_id`, required
+/// at registration, were checked as sent before the handler ran.
+fn reset_left_out(content: &mut types::Content, update: &serde_json::Value) {
+    let left_out = |member: &str| update.get(member).is_none();
+    if left_out("description") {
+        content.description = None;
+    }
+    if left_out("type") {
+        content.type_ = Some(types::ContentType::Vod);
+    }
+    if left_out("status") {
+        content.status = Some(types::ContentStatus::Public);
+    }
+    if left_out("encode_status") {
+        content.encode_status = Some(types::EncodeStatus::None);
+    }
+    if left_out("publish_start") {
+        content.publish_start = None;
+    }
+    if left_out("publish_end") {
+        content.publish_end = None;
+    }
+    if left_out("duration") {
+        content.duration = Some(0);
+    }
+    if left_out("labels") {
+        content.labels.clear();
+    }
+    if left_out("tags") {
+        content.tags.clear();
+    }
+    if left_out("chapters") {
+        content.chapters.clear();
+    }
+    if left_out("forward_policy_id") {
+        content.forward_policy_id = Some(builtins::DEFAULT_FORWARD_POLICY_ID.to_owned());
+    }
+    if left_out("streaming_policy_id") {
+        content.streaming_policy_id = Some(builtins::DEFAULT_STREAMING_POLICY_ID.to_owned());
+    }
+    if left_out("seek_preview_url") && left_out("seek_preview_content") {
+        content.seek_preview_url = None;
+    }
+    if left_out("encoder_transaction_id") {
+        content.encoder_transaction_id = None;
+    }
+    if left_out("poster_slideshow_interval") {
+        content.poster_slideshow_interval = Some(DEFAULT_POSTER_SLIDESHOW_INTERVAL);
+    }
+    if left_out("primary_poster_id") {
+        content.primary_poster_id = None;
+    }
+    if left_out("presentation_document_id") {
+        content.presentation_document_id = None;
+    }
+    if left_out("playlist_item_overrides") {
+        content.playlist_item_overrides = None;
+    }
+}
+
+/// Milliseconds between posters of the slideshow: "default 1000" (Content table).
+const DEFAULT_POSTER_SLIDESHOW_INTERVAL: i64 = 1000;
 
 pub(super) async fn delete(
     State(app): State<App>,

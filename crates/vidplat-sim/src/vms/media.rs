@@ -8,7 +8,7 @@
 
 use super::store::{ContentRecord, Store};
 use super::{clock, done, new_id, rule, App, PathParams};
-use crate::{JsonBody, SimError};
+use crate::{decode, JsonBody, SimError, Updates};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
@@ -121,7 +121,10 @@ pub(super) fn stream_records(
 }
 
 pub(super) fn subtitle_record(content: &str, body: types::SubtitleCreate) -> Result<types::Subtitle, SimError> {
-    let id = new_id();
+    subtitle_with_id(content, new_id(), body)
+}
+
+fn subtitle_with_id(content: &str, id: String, body: types::SubtitleCreate) -> Result<types::Subtitle, SimError> {
     let (url, format) = match (body.content, body.url) {
         (Some(data), _) => (storage_url(content, "subtitles", &id), subtitle_format(&data)),
         (None, Some(url)) => (url.into(), body.format),
@@ -381,14 +384,25 @@ pub(super) async fn get_stream(
     Ok(Json(STREAMS.get(&mut app.store(), &content, &id)?))
 }
 
+/// Under [`Updates::Reset`] the body is read as a registration's (its
+/// defaults for what it leaves out; `path` and `format` checked as sent);
+/// under [`Updates::Keep`] the members sent replace those stored.
 pub(super) async fn update_stream(
     State(app): State<App>,
     PathParams((content, id)): Item,
-    JsonBody(body): JsonBody<types::StreamUpdate>,
+    JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
-    STREAMS.update(&mut app.store(), &content, &id, |mut stream, owner| {
-        if let Some(format) = body.format {
-            stream.format = Some(format);
+    let updates = app.shared.config.updates;
+    STREAMS.update(&mut app.store(), &content, &id, |current, owner| {
+        let mut stream = match updates {
+            Updates::Reset => types::Stream {
+                id: current.id.clone(),
+                created_at: current.created_at.clone(),
+                ..stream_record(decode(body)?)
+            },
+            Updates::Keep => with_members_sent(current.clone(), decode(body)?),
+        };
+        if stream.format != current.format {
             // A new format must keep every stream set holding the stream unmixed.
             for set in owner.stream_sets.iter().filter(|set| set.streams.contains(&id)) {
                 let members: Vec<&types::Stream> = owner
@@ -400,35 +414,41 @@ pub(super) async fn update_stream(
                 check_stream_set_streams(&members)?;
             }
         }
-        macro_rules! replace {
-            ($($member:ident),*) => { $( if let Some(value) = body.$member { stream.$member = Some(value.into()); } )* };
-        }
-        replace!(
-            path,
-            video_codec,
-            video_bitrate,
-            framerate,
-            width,
-            height,
-            audio_codec,
-            audio_bitrate,
-            sample_rate,
-            channels,
-            audio_track_type,
-            audio_language,
-            audio_label,
-            playback_rate,
-            filesize,
-            is_original,
-            status
-        );
-        if let Some(task) = body.encoder_task_id {
-            stream.encoder_task_id = Some(i64::try_from(task.get()).unwrap_or(i64::MAX));
-        }
         check_audio_track_type(&stream, "")?;
         stream.updated_at = clock::timestamp(clock::now());
         Ok(stream)
     })
+}
+
+/// `stream` with each member `body` sends in place of its own.
+fn with_members_sent(mut stream: types::Stream, body: types::StreamUpdate) -> types::Stream {
+    macro_rules! replace {
+        ($($member:ident),*) => { $( if let Some(value) = body.$member { stream.$member = Some(value.into()); } )* };
+    }
+    replace!(
+        format,
+        path,
+        video_codec,
+        video_bitrate,
+        framerate,
+        width,
+        height,
+        audio_codec,
+        audio_bitrate,
+        sample_rate,
+        channels,
+        audio_track_type,
+        audio_language,
+        audio_label,
+        playback_rate,
+        filesize,
+        is_original,
+        status
+    );
+    if let Some(task) = body.encoder_task_id {
+        stream.encoder_task_id = Some(i64::try_from(task.get()).unwrap_or(i64::MAX));
+    }
+    stream
 }
 
 pub(super) async fn delete_stream(
@@ -491,25 +511,41 @@ pub(super) async fn get_subtitle(
     Ok(Json(SUBTITLES.get(&mut app.store(), &content, &id)?))
 }
 
+/// Under [`Updates::Reset`] the body is read as a registration's (its
+/// defaults for what it leaves out; `label` checked as sent, `url` or
+/// `content` required); under [`Updates::Keep`] the members sent replace those stored.
 pub(super) async fn update_subtitle(
     State(app): State<App>,
     PathParams((content, id)): Item,
-    JsonBody(body): JsonBody<types::SubtitleUpdate>,
+    JsonBody(body): JsonBody<serde_json::Value>,
 ) -> Result<StatusCode, SimError> {
     let owner = content.clone();
+    let updates = app.shared.config.updates;
     SUBTITLES.update(&mut app.store(), &content, &id, |mut subtitle, _| {
-        match (body.content, body.url) {
-            (Some(data), _) => {
-                subtitle.url = Some(storage_url(&owner, "subtitles", &id));
-                subtitle.format = Some(subtitle_format(&data));
+        match updates {
+            Updates::Reset => {
+                let created_at = subtitle.created_at.take();
+                subtitle = types::Subtitle {
+                    created_at,
+                    ..subtitle_with_id(&owner, id.clone(), decode(body)?)?
+                };
             }
-            (None, url) => {
-                subtitle.url = url.map(Into::into).or(subtitle.url);
-                subtitle.format = body.format.or(subtitle.format);
+            Updates::Keep => {
+                let body: types::SubtitleUpdate = decode(body)?;
+                match (body.content, body.url) {
+                    (Some(data), _) => {
+                        subtitle.url = Some(storage_url(&owner, "subtitles", &id));
+                        subtitle.format = Some(subtitle_format(&data));
+                    }
+                    (None, url) => {
+                        subtitle.url = url.map(Into::into).or(subtitle.url);
+                        subtitle.format = body.format.or(subtitle.format);
+                    }
+                }
+                subtitle.label = body.label.map(Into::into).or(subtitle.label);
+                subtitle.language = body.language.map(Into::into).or(subtitle.language);
             }
         }
-        subtitle.label = body.label.map(Into::into).or(subtitle.label);
-        subtitle.language = body.language.map(Into::into).or(subtitle.language);
         subtitle.updated_at = clock::timestamp(clock::now());
         Ok(subtitle)
     })

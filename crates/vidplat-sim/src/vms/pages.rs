@@ -202,7 +202,7 @@ pub(super) async fn update(
     let mut store = app.store();
     let index = page_index(&store, &id)?;
     let site_id = body.site_id.as_ref().try_map(require_site)?;
-    let page = &mut store.pages[index].body;
+    let mut page = store.pages[index].body.clone();
     site_id.apply_to(&mut page.site_id);
     if body.configurations.is_some() {
         page.configurations = body.configurations;
@@ -221,7 +221,14 @@ pub(super) async fn update(
     body.max_simultaneous_viewers
         .apply_to(&mut page.max_simultaneous_viewers);
     body.access_denial_timeout.apply_to(&mut page.access_denial_timeout);
+    // As at registration: the page's title and description come from one of them.
+    if page.site_id.is_none() && page.configurations.is_none() {
+        return Err(SimError::invalid(
+            "a viewing page needs site_id or configurations (this update would leave it neither)",
+        ));
+    }
     page.updated_at = clock::timestamp(clock::now());
+    store.pages[index].body = page;
     Ok(done())
 }
 

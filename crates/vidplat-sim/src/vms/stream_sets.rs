@@ -5,7 +5,7 @@ use super::builtins::DEFAULT_DISTRIBUTION_ID;
 use super::contents::unused_name;
 use super::media::{check_stream_set_streams, MAX_STREAM_SETS};
 use super::{already_exists, clock, done, rule, App, PathParams};
-use crate::{JsonBody, SimError};
+use crate::{JsonBody, SimError, Updates};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
@@ -123,6 +123,7 @@ pub(super) async fn update(
     PathParams((content, set)): PathParams<(String, String)>,
     JsonBody(body): JsonBody<types::StreamSetUpdate>,
 ) -> Result<StatusCode, SimError> {
+    let reset = app.shared.config.updates == Updates::Reset;
     let mut store = app.store();
     let record = store.content_mut(&content)?;
     let index = position(&record.body, &set)?;
@@ -132,12 +133,20 @@ pub(super) async fn update(
             .filter_map(|id| uuid::Uuid::parse_str(id).ok())
             .collect::<Vec<_>>()
     };
+    // Left out under `Updates::Reset`: what registration stores without them
+    // (`streams`, which registration requires, was checked as sent).
     let streams = body.streams.unwrap_or_else(|| as_uuids(&current.streams));
-    let subtitles = body.subtitles.unwrap_or_else(|| as_uuids(&current.subtitles));
+    let subtitles = match body.subtitles {
+        Some(subtitles) => subtitles,
+        None if reset => Vec::new(),
+        None => as_uuids(&current.subtitles),
+    };
     let (streams, subtitles) = members(&record.body, &streams, &subtitles)?;
     let set = &mut record.body.stream_sets[index];
-    if let Some(distribution) = body.distribution_id {
-        set.distribution_id = Some(distribution.to_string());
+    match body.distribution_id {
+        Some(distribution) => set.distribution_id = Some(distribution.to_string()),
+        None if reset => set.distribution_id = Some(DEFAULT_DISTRIBUTION_ID.to_owned()),
+        None => {}
     }
     set.streams = streams;
     set.subtitles = subtitles;

@@ -12,7 +12,7 @@ use vidplat::encoder::types::{
 };
 use vidplat::waiters::Polling;
 use vidplat::{Call, Client, Error};
-use vidplat_sim::{Permission, SimConfig, Simulator};
+use vidplat_sim::{Permission, SimConfig, Simulator, Updates};
 
 // Helpers.
 
@@ -548,7 +548,9 @@ async fn duplicate_names_are_refused_on_registration_and_update() {
     let refused = encoder
         .update_preset()
         .preset_id(id(sd))
-        .body(body::<PresetUpdate>(json!({"name": "hd"})))
+        .body(body::<PresetUpdate>(
+            json!({"name": "hd", "destination": "vms5://", "format": "MP4", "output_filename": "x"}),
+        ))
         .call()
         .await;
     assert_eq!(refusal(refused), (409, "PRESET_ALREADY_EXISTS".into()));
@@ -564,7 +566,7 @@ async fn duplicate_names_are_refused_on_registration_and_update() {
     let refused = encoder
         .update_profile()
         .profile_id(id(other))
-        .body(body::<ProfileUpdate>(json!({"name": "main"})))
+        .body(body::<ProfileUpdate>(json!({"name": "main", "presets": [sd]})))
         .call()
         .await;
     assert_eq!(refusal(refused), (409, "PROFILE_ALREADY_EXISTS".into()));
@@ -572,7 +574,9 @@ async fn duplicate_names_are_refused_on_registration_and_update() {
     encoder
         .update_profile()
         .profile_id(id(main))
-        .body(body::<ProfileUpdate>(json!({"name": "main", "description": "renamed"})))
+        .body(body::<ProfileUpdate>(
+            json!({"name": "main", "presets": [hd], "description": "renamed"}),
+        ))
         .call()
         .await
         .expect("updated");
@@ -1104,7 +1108,8 @@ async fn keys_and_permissions_follow_the_yaml() {
         403
     );
 
-    // No permission is named for the external ID and the CSV import: any valid key.
+    // No permission is named for the external ID: any valid key. Nor for the
+    // CSV import, which registers tasks: task register (assumed, in the YAML).
     let nothing = sim.client().api_key(sim.key_with([])).build().unwrap();
     nothing
         .encoder()
@@ -1113,7 +1118,20 @@ async fn keys_and_permissions_follow_the_yaml() {
         .call()
         .await
         .expect("any key");
-    assert_eq!(refusal(import_csv(&nothing, "").await), (400, "CSV_EMPTY_TASKS".into()));
+    assert_eq!(
+        refusal(import_csv(&reader, "").await).0,
+        403,
+        "task read does not import"
+    );
+    let registrar = sim
+        .client()
+        .api_key(sim.key_with([Permission::new("task register")]))
+        .build()
+        .unwrap();
+    assert_eq!(
+        refusal(import_csv(&registrar, "").await),
+        (400, "CSV_EMPTY_TASKS".into())
+    );
     assert_eq!(
         refusal(nothing.encoder().unwrap().get_task_counts().call().await).0,
         403
@@ -1408,7 +1426,11 @@ async fn a_shared_profile_registering_to_the_vms_needs_a_category_override() {
 
 #[tokio::test]
 async fn preset_field_rules_are_checked() {
-    let (_sim, client) = start(SimConfig::fast()).await;
+    let (_sim, client) = start(SimConfig {
+        updates: Updates::Keep,
+        ..SimConfig::fast()
+    })
+    .await;
     let encoder = client.encoder().unwrap();
     let base =
         json!({"name": "x", "destination": "https://upload.example.com/", "format": "MP4", "output_filename": "out"});
@@ -1534,7 +1556,7 @@ async fn profile_rules_are_checked() {
         ids.push(preset(&client, &format!("more-{n}"), json!({})).await);
     }
     let plain = profile(&client, "plain", &ids[..10], json!({})).await;
-    let full = body::<ProfileUpdate>(json!({"presets": ids}));
+    let full = body::<ProfileUpdate>(json!({"name": "plain", "presets": ids}));
     let refused = encoder.update_profile().profile_id(id(plain)).body(full).call().await;
     assert_eq!(refusal(refused), (400, "FULL_PROFILE".into()));
     // FULL_PROFILE is documented for profile update only: registering too many is INVALID_REQUEST.
@@ -1610,7 +1632,11 @@ async fn empty_lists_keep_their_envelope() {
 /// a profile's presets cannot be (a profile holds at least one).
 #[tokio::test]
 async fn an_empty_list_in_an_update_is_not_a_list_left_out() {
-    let (sim, client) = start(SimConfig::fast()).await;
+    let (sim, client) = start(SimConfig {
+        updates: Updates::Keep,
+        ..SimConfig::fast()
+    })
+    .await;
     let encoder = client.encoder().unwrap();
     let p = preset(&client, "p", json!({"streams": [{"video": {"height": 720}}]})).await;
     let profile_id = profile(&client, "only-p", &[p], json!({})).await;
@@ -1794,7 +1820,11 @@ async fn the_content_appears_to_a_client_polling_only_video_management() {
 /// A preset's or a profile's description sent as `null` is cleared; one left out is kept.
 #[tokio::test]
 async fn updates_clear_a_description_sent_as_null() {
-    let (_sim, client) = start(SimConfig::fast()).await;
+    let (_sim, client) = start(SimConfig {
+        updates: Updates::Keep,
+        ..SimConfig::fast()
+    })
+    .await;
     let encoder = client.encoder().expect("encoder");
     let preset_id = preset(&client, "described", json!({"description": "first"})).await;
     let profile_id = profile(&client, "described", &[preset_id], json!({"description": "first"})).await;
@@ -1885,7 +1915,11 @@ async fn modify_preset_keeps_what_it_does_not_change() {
 /// then reads; one left out is kept.
 #[tokio::test]
 async fn a_preset_update_clears_each_nullable_member_sent_as_null() {
-    let (sim, client) = start(SimConfig::fast()).await;
+    let (sim, client) = start(SimConfig {
+        updates: Updates::Keep,
+        ..SimConfig::fast()
+    })
+    .await;
     let preset_id = preset(
         &client,
         "moving",
@@ -2199,4 +2233,78 @@ async fn csv_columns_unknown_or_repeated_are_invalid_requests() {
         )
     );
     assert!(snapshot(&client).await.is_empty(), "a refused import registers nothing");
+}
+
+/// "Preset and profile updates use the same field rules as registration": by
+/// default (`Updates::Reset`) an update is read as a registration, so what it
+/// leaves out is gone, and the members registration requires must be sent.
+#[tokio::test]
+async fn preset_and_profile_updates_are_read_as_registrations() {
+    let (sim, client) = start(SimConfig::fast()).await;
+    let preset_id = preset(
+        &client,
+        "hd",
+        json!({"description": "d", "streams": [{"video": {"height": 720}}]}),
+    )
+    .await;
+    let preset_id = preset_id.to_string();
+    assert_eq!(
+        answer_raw(
+            &sim,
+            "update_preset",
+            &[&preset_id],
+            "",
+            Some(json!({"description": "new"}))
+        )
+        .await,
+        (
+            400,
+            error_body(
+                "INVALID_REQUEST",
+                "`name`, `destination`, `format` and `output_filename` are required"
+            )
+        )
+    );
+    let whole = json!({
+        "name": "hd", "destination": "https://upload.example.com/out", "format": "MP4",
+        "output_filename": "%INPUT_FILENAME%"
+    });
+    assert_eq!(
+        answer_raw(&sim, "update_preset", &[&preset_id], "", Some(whole)).await,
+        (204, Value::Null)
+    );
+    let (_, read) = answer_raw(&sim, "get_preset", &[&preset_id], "", None).await;
+    assert_eq!(read["description"], Value::Null, "{read}");
+    assert_eq!(read.get("streams").cloned().unwrap_or(json!([])), json!([]), "{read}");
+
+    let profile_id = profile(
+        &client,
+        "main",
+        &[preset_id.parse().unwrap()],
+        json!({"description": "d"}),
+    )
+    .await;
+    let profile_id = profile_id.to_string();
+    assert_eq!(
+        answer_raw(
+            &sim,
+            "update_profile",
+            &[&profile_id],
+            "",
+            Some(json!({"description": "new"}))
+        )
+        .await,
+        (400, error_body("INVALID_REQUEST", "`name` and `presets` are required"))
+    );
+    let renamed = json!({"name": "renamed", "presets": [preset_id.parse::<u64>().unwrap()]});
+    assert_eq!(
+        answer_raw(&sim, "update_profile", &[&profile_id], "", Some(renamed)).await,
+        (204, Value::Null)
+    );
+    let (_, read) = answer_raw(&sim, "get_profile", &[&profile_id], "", None).await;
+    assert_eq!(
+        (&read["name"], &read["description"]),
+        (&json!("renamed"), &Value::Null),
+        "{read}"
+    );
 }

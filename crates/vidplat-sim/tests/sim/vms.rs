@@ -9,10 +9,14 @@ use uuid::Uuid;
 use vidplat::signing::{Grant, SigningKey};
 use vidplat::vms::types::{self, ContentStatus, PlayResponseType, StreamFormat, SubtitleFormat};
 use vidplat::Call;
-use vidplat_sim::{Permission, SimConfig, Simulator, PORTAL_DOMAIN};
+use vidplat_sim::{Permission, SimConfig, Simulator, Updates, PORTAL_DOMAIN};
 
 async fn start() -> (Simulator, vidplat::Client) {
-    let sim = Simulator::start_with(SimConfig::fast()).await.expect("simulator");
+    start_in(SimConfig::fast()).await
+}
+
+async fn start_in(config: SimConfig) -> (Simulator, vidplat::Client) {
+    let sim = Simulator::start_with(config).await.expect("simulator");
     let client = sim.client().build().expect("client");
     (sim, client)
 }
@@ -104,9 +108,32 @@ async fn content(vms: &vidplat::vms::Client, name: &str, category: &str) -> type
         .expect("content")
 }
 
+/// Updates content `name` with the members of `change`, sending every other
+/// member as read (`builder_from`): an update meaning the same whether the
+/// service keeps or resets what an update leaves out (`vidplat_sim::Updates`).
+async fn change_content(vms: &vidplat::vms::Client, name: &str, change: Value) -> Result<(), vidplat::Error> {
+    let read = vms.get_content().content_name(name).call().await?;
+    let kept =
+        types::ContentUpdate::try_from(types::ContentUpdate::builder_from(&read)).expect("an update from a read");
+    let mut body = serde_json::to_value(kept).expect("JSON");
+    for (member, value) in change.as_object().expect("members") {
+        body[member] = value.clone();
+    }
+    vms.update_content()
+        .content_name(name)
+        .body(from::<types::ContentUpdate>(body))
+        .call()
+        .await
+}
+
 /// A simulator with the category `movies` and the content `c` of `content_body`.
 async fn start_with_content() -> (Simulator, vidplat::Client, String, types::ContentRegistration) {
-    let (sim, client) = start().await;
+    start_with_content_in(SimConfig::fast()).await
+}
+
+/// [`start_with_content`] under `config`.
+async fn start_with_content_in(config: SimConfig) -> (Simulator, vidplat::Client, String, types::ContentRegistration) {
+    let (sim, client) = start_in(config).await;
     let vms = client.vms().expect("vms");
     let movies = category(vms, "movies").await;
     let registration = content(vms, "c", &movies).await;
@@ -426,24 +453,21 @@ async fn streams_and_subtitles_fill_up_and_stay_while_a_set_holds_them() {
     let blocked = vms.delete_stream().content_name("c").stream_id(in_set).call().await;
     assert_eq!(refused(blocked), (400, "STREAM_IN_STREAM_SETS".into()));
     let free = uuid(&bulk.responses[0].id().map(String::from));
-    vms.update_stream()
-        .content_name("c")
-        .stream_id(free)
-        .body(from::<types::StreamUpdate>(json!({"width": 1280, "height": 720})))
-        .call()
+    vms.modify_stream("c", free, |update| update.width(1280).height(720))
         .await
         .unwrap();
     let updated = vms.get_stream().content_name("c").stream_id(free).call().await.unwrap();
     assert_eq!((updated.width, updated.height), (Some(1280), Some(720)));
     // Changing the format of a stream in a set would mix the set.
     let retype = vms
-        .update_stream()
-        .content_name("c")
-        .stream_id(uuid(&registration.streams[0].id))
-        .body(from::<types::StreamUpdate>(json!({"format": "MP4"})))
-        .call()
+        .modify_stream("c", uuid(&registration.streams[0].id), |update| {
+            update.format(StreamFormat::Mp4)
+        })
         .await;
-    assert_eq!(refused(retype), (400, "STREAM_SET_MIXED_FORMATS".into()));
+    assert_eq!(
+        refused(retype.map_err(vidplat::Error::from)),
+        (400, "STREAM_SET_MIXED_FORMATS".into())
+    );
     vms.delete_stream()
         .content_name("c")
         .stream_id(free)
@@ -617,14 +641,13 @@ async fn posters_keep_their_order_and_their_deletion_rules() {
         (400, "POSTER_IN_SLIDESHOW".into())
     );
     let png_id = uuid(&png.id);
-    vms.update_content()
-        .content_name("c")
-        .body(from::<types::ContentUpdate>(
-            json!({"playlist_item_overrides": {"primary_poster_id": png_id}}),
-        ))
-        .call()
-        .await
-        .unwrap();
+    change_content(
+        vms,
+        "c",
+        json!({"playlist_item_overrides": {"primary_poster_id": png_id}}),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         refused(vms.delete_poster().content_name("c").poster_id(png_id).call().await),
         (400, "DELETING_PLAYLIST_ITEM_POSTER".into())
@@ -781,8 +804,10 @@ async fn audio_track_type_is_only_for_a_stream_without_video() {
     );
 
     // Giving the audio-only stream a video member would make it one with video.
+    let mut with_framerate = audio_only.clone();
+    with_framerate["framerate"] = json!(29.97);
     assert_eq!(
-        answer_raw(&sim, "update_stream", &["c", &audio_id], json!({"framerate": 29.97})).await,
+        answer_raw(&sim, "update_stream", &["c", &audio_id], with_framerate).await,
         (
             400,
             error_body(
@@ -825,12 +850,7 @@ async fn documents_register_in_bulk_and_the_presentation_one_stays() {
     assert!(documents[2].url.as_deref().unwrap().contains("/c/documents/"));
 
     let slides = uuid(&registration.documents[0].id);
-    vms.update_content()
-        .content_name("c")
-        .body(from::<types::ContentUpdate>(
-            json!({"presentation_document_id": slides}),
-        ))
-        .call()
+    change_content(vms, "c", json!({"presentation_document_id": slides}))
         .await
         .unwrap();
     let linked = vms.delete_document().content_name("c").document_id(slides).call().await;
@@ -867,20 +887,16 @@ async fn documents_register_in_bulk_and_the_presentation_one_stays() {
 async fn content_updates_follow_the_status_rules_and_deletion_spares_forward_targets() {
     let (_sim, client, movies, _) = start_with_content().await;
     let vms = client.vms().unwrap();
-    let update = |body: Value| {
-        vms.update_content()
-            .content_name("c")
-            .body(from::<types::ContentUpdate>(body))
-    };
+    let update = |change: Value| change_content(vms, "c", change);
 
     assert_eq!(
-        refused(update(json!({"status": "PROCESSING"})).call().await),
+        refused(update(json!({"status": "PROCESSING"})).await),
         (400, "CONTENT_INVALID_STATUS".into())
     );
     // Only the statuses the document shows (PUBLIC, LIMITED, PROCESSING): an
     // unknown one would leave a content nothing can play.
     assert_eq!(
-        refused(update(json!({"status": "ARCHIVED"})).call().await),
+        refused(update(json!({"status": "ARCHIVED"})).await),
         (400, "INVALID_REQUEST".into())
     );
     assert_eq!(
@@ -894,7 +910,7 @@ async fn content_updates_follow_the_status_rules_and_deletion_spares_forward_tar
         (400, "INVALID_REQUEST".into())
     );
     assert_eq!(
-        refused(update(json!({"publish_start": "2030-01-01 00:00:00"})).call().await),
+        refused(update(json!({"publish_start": "2030-01-01 00:00:00"})).await),
         (400, "INVALID_REQUEST".into()),
         "publish_start is valid only when LIMITED"
     );
@@ -903,7 +919,6 @@ async fn content_updates_follow_the_status_rules_and_deletion_spares_forward_tar
         "title": "New title", "tags": [{"key": "k", "value": "v"}],
         "chapters": [{"start_time": 0, "title": "Start"}, {"start_time": 30, "title": "Middle"}]
     }))
-    .call()
     .await
     .unwrap();
     let updated = vms.get_content().content_name("c").call().await.unwrap();
@@ -911,11 +926,9 @@ async fn content_updates_follow_the_status_rules_and_deletion_spares_forward_tar
     assert_eq!(updated.publish_start.unwrap().to_string(), "2030-01-01 00:00:00");
     assert_eq!(updated.title.as_deref(), Some("New title"));
     assert_eq!(updated.chapters.len(), 2);
-    let same_time = update(json!({"chapters": [{"start_time": 5}, {"start_time": 5}]}))
-        .call()
-        .await;
+    let same_time = update(json!({"chapters": [{"start_time": 5}, {"start_time": 5}]})).await;
     assert_eq!(refused(same_time), (400, "INVALID_REQUEST".into()));
-    let unknown_poster = update(json!({"primary_poster_id": Uuid::new_v4()})).call().await;
+    let unknown_poster = update(json!({"primary_poster_id": Uuid::new_v4()})).await;
     assert_eq!(refused(unknown_poster), (404, "MODEL_NOT_FOUND".into()));
 
     // The built-in policy `overseas-to-notice` forwards to `overseas-notice`.
@@ -948,18 +961,14 @@ async fn content_lists_filter_sort_and_page() {
     for (name, category) in [("alpha", &movies), ("bravo", &news), ("charlie", &movies)] {
         content(vms, name, category).await;
     }
-    vms.update_content()
-        .content_name("bravo")
-        .body(from::<types::ContentUpdate>(
-            json!({"labels": [label], "duration": 300, "description": "Evening NEWS"}),
-        ))
-        .call()
-        .await
-        .unwrap();
-    vms.update_content()
-        .content_name("charlie")
-        .body(from::<types::ContentUpdate>(json!({"status": "LIMITED"})))
-        .call()
+    change_content(
+        vms,
+        "bravo",
+        json!({"labels": [label], "duration": 300, "description": "Evening NEWS"}),
+    )
+    .await
+    .unwrap();
+    change_content(vms, "charlie", json!({"status": "LIMITED"}))
         .await
         .unwrap();
     let names = |list: &types::ContentList| list.data.iter().map(|c| c.name.clone().unwrap()).collect::<Vec<_>>();
@@ -1342,10 +1351,7 @@ async fn labels_are_unique_and_deleting_one_keeps_its_contents() {
 
     let movies = category(vms, "movies").await;
     content(vms, "c", &movies).await;
-    vms.update_content()
-        .content_name("c")
-        .body(from::<types::ContentUpdate>(json!({ "labels": [featured, other] })))
-        .call()
+    change_content(vms, "c", json!({ "labels": [featured, other] }))
         .await
         .unwrap();
     vms.delete_label()
@@ -1429,14 +1435,13 @@ async fn play_evaluates_status_forward_policy_streaming_policy_and_ss() {
     );
 
     // Streaming policy mobile-mp4: a phone gets the MP4 set, subtitles preferred in en.
-    vms.update_content()
-        .content_name("c")
-        .body(from::<types::ContentUpdate>(
-            json!({"streaming_policy_id": policy(&streaming, "mobile-mp4")}),
-        ))
-        .call()
-        .await
-        .unwrap();
+    change_content(
+        vms,
+        "c",
+        json!({"streaming_policy_id": policy(&streaming, "mobile-mp4")}),
+    )
+    .await
+    .unwrap();
     let phone = play()
         .x_vms_user_agent("Mozilla/5.0 (iPhone; CPU iPhone OS 18_4 like Mac OS X)")
         .call()
@@ -1459,14 +1464,13 @@ async fn play_evaluates_status_forward_policy_streaming_policy_and_ss() {
     );
 
     // Forward policy overseas-to-notice: outside Japan, the notice plays instead.
-    vms.update_content()
-        .content_name("c")
-        .body(from::<types::ContentUpdate>(
-            json!({"forward_policy_id": policy(&forward, "overseas-to-notice")}),
-        ))
-        .call()
-        .await
-        .unwrap();
+    change_content(
+        vms,
+        "c",
+        json!({"forward_policy_id": policy(&forward, "overseas-to-notice")}),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         play().x_vms_client_country("US").call().await.unwrap().name.as_deref(),
         Some("overseas-notice")
@@ -1501,27 +1505,27 @@ async fn play_evaluates_status_forward_policy_streaming_policy_and_ss() {
         .unwrap();
     assert_eq!(skipped.name.as_deref(), Some("c"));
 
-    vms.update_content()
-        .content_name("c")
-        .body(from::<types::ContentUpdate>(
-            json!({"forward_policy_id": policy(&forward, "overseas-image")}),
-        ))
-        .call()
-        .await
-        .unwrap();
+    change_content(
+        vms,
+        "c",
+        json!({"forward_policy_id": policy(&forward, "overseas-image")}),
+    )
+    .await
+    .unwrap();
     let image = play().x_vms_client_country("FR").call().await.unwrap();
     assert_eq!(image.type_, Some(PlayResponseType::Other("IMAGE".into())));
     assert!(image.image_url.is_some() && image.video_url.is_none());
 
     // Not publishable: 403 CONTENT_INVALID_STATUS.
-    vms.update_content()
-        .content_name("c")
-        .body(from::<types::ContentUpdate>(json!({
+    change_content(
+        vms,
+        "c",
+        json!({
             "status": "LIMITED", "publish_start": "2030-01-01 00:00:00", "publish_end": "2030-01-31 00:00:00"
-        })))
-        .call()
-        .await
-        .unwrap();
+        }),
+    )
+    .await
+    .unwrap();
     assert_eq!(refused(play().call().await), (403, "CONTENT_INVALID_STATUS".into()));
     let inside = play()
         .x_vms_date("2030-01-15 12:00:00")
@@ -1541,22 +1545,20 @@ async fn playlist_items_list_published_contents_with_their_overrides() {
     let movies = category(vms, "genres/movies").await;
     content(vms, "public", &movies).await;
     content(vms, "hidden", &movies).await;
-    vms.update_content()
-        .content_name("hidden")
-        .body(from::<types::ContentUpdate>(
-            json!({"status": "LIMITED", "publish_start": "2099-01-01 00:00:00"}),
-        ))
-        .call()
-        .await
-        .unwrap();
-    vms.update_content()
-        .content_name("public")
-        .body(from::<types::ContentUpdate>(
-            json!({"playlist_item_overrides": {"title": "Shown title"}}),
-        ))
-        .call()
-        .await
-        .unwrap();
+    change_content(
+        vms,
+        "hidden",
+        json!({"status": "LIMITED", "publish_start": "2099-01-01 00:00:00"}),
+    )
+    .await
+    .unwrap();
+    change_content(
+        vms,
+        "public",
+        json!({"playlist_item_overrides": {"title": "Shown title"}}),
+    )
+    .await
+    .unwrap();
     let playlist = vms
         .get_playlist_items()
         .playlist_name("all-contents")
@@ -2169,7 +2171,7 @@ fn error_body(code: &str, message: &str) -> Value {
 /// registration takes, is never silently not applied to a page.
 #[tokio::test]
 async fn a_member_the_body_does_not_have_is_refused_by_its_path_and_changes_nothing() {
-    let (sim, client, _, _) = start_with_content().await;
+    let (sim, client, movies, _) = start_with_content().await;
     let vms = client.vms().unwrap();
     let (id, _) = signed_page(vms, None, json!({})).await;
     let page_id = Uuid::parse_str(&id).unwrap();
@@ -2203,22 +2205,18 @@ async fn a_member_the_body_does_not_have_is_refused_by_its_path_and_changes_noth
         "`tags[0].colour` is not a member of this request's body (the documents show no such member here)"
     );
     // Members the schema has still pass.
-    assert_eq!(
-        send_raw(
-            &sim,
-            "update_content",
-            &["c"],
-            json!({"tags": [{"key": "k", "value": "v"}]})
-        )
-        .await,
-        204
-    );
+    let tagged = json!({"title": "T", "category_id": movies, "tags": [{"key": "k", "value": "v"}]});
+    assert_eq!(send_raw(&sim, "update_content", &["c"], tagged).await, 204);
 }
 
-/// `[]` sent in an update clears the list; a list left out stays.
+/// `[]` sent in an update clears the list; a list left out stays (under `Updates::Keep`).
 #[tokio::test]
 async fn an_empty_list_in_an_update_clears_the_list() {
-    let (sim, client, _, _) = start_with_content().await;
+    let (sim, client, _, _) = start_with_content_in(SimConfig {
+        updates: Updates::Keep,
+        ..SimConfig::fast()
+    })
+    .await;
     let vms = client.vms().unwrap();
     let (id, key) = signed_page(vms, None, json!({"revoked_audiences": ["banned", "gone"]})).await;
     let page_id = Uuid::parse_str(&id).unwrap();
@@ -2331,11 +2329,15 @@ async fn the_three_services_write_timestamps_in_one_configurable_zone() {
 }
 
 /// An update's `null` clears what the documents mark nullable, `[]` empties a
-/// list, and a member left out keeps its value (the builders' `clear_`
-/// setters and lists, through the facade).
+/// list, and under `Updates::Keep` a member left out keeps its value (the
+/// builders' `clear_` setters and lists, through the facade).
 #[tokio::test]
 async fn updates_clear_nullable_members_and_empty_lists() {
-    let (_sim, client, _movies, registration) = start_with_content().await;
+    let (_sim, client, _movies, registration) = start_with_content_in(SimConfig {
+        updates: Updates::Keep,
+        ..SimConfig::fast()
+    })
+    .await;
     let vms = client.vms().unwrap();
     let document = uuid(&registration.documents[0].id);
     vms.update_content()
@@ -2416,17 +2418,12 @@ async fn updates_clear_nullable_members_and_empty_lists() {
 async fn modify_changes_one_member_and_keeps_everything_else() {
     let (_sim, client, _movies, _registration) = start_with_content().await;
     let vms = client.vms().unwrap();
-    vms.update_content()
-        .content_name("c")
-        .body(
-            types::ContentUpdate::builder()
-                .description("Described")
-                .tags([from::<types::Tag>(json!({"key": "k", "value": "v"}))])
-                .chapters([from::<types::ChapterUpdate>(json!({"start_time": 0, "title": "Start"}))]),
-        )
-        .call()
-        .await
-        .unwrap();
+    let tagged = json!({
+        "description": "Described",
+        "tags": [{"key": "k", "value": "v"}],
+        "chapters": [{"start_time": 0, "title": "Start"}]
+    });
+    change_content(vms, "c", tagged).await.unwrap();
     let before = vms.get_content().content_name("c").call().await.unwrap();
     vms.modify_content("c", |update| update.title("Renamed")).await.unwrap();
     let after = vms.get_content().content_name("c").call().await.unwrap();
@@ -2453,4 +2450,248 @@ async fn modify_changes_one_member_and_keeps_everything_else() {
     let page = vms.get_viewing_page().page_id(&page_id).call().await.unwrap();
     assert_eq!(page.max_simultaneous_viewers, None);
     assert!(page.site_id.is_some(), "the site read is written back");
+}
+
+/// By default (`Updates::Reset`) an update stands for a registration, one
+/// reading of "The update body lists the same defaults as registration": a
+/// member left out goes back to what registration stores without it, and an
+/// update leaving out a member registration requires is refused, each such
+/// member named. Sent over HTTP, as a client in any language would.
+#[tokio::test]
+async fn an_update_resets_what_it_leaves_out_and_needs_what_registration_needs() {
+    let (sim, client, movies, registration) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let own_policy = |ids: Vec<(Option<String>, Option<bool>)>| {
+        let find = |default: bool| {
+            ids.iter()
+                .find(|(_, d)| *d == Some(default))
+                .unwrap()
+                .0
+                .clone()
+                .unwrap()
+        };
+        (find(false), find(true))
+    };
+    let forward = vms.list_forward_policies().call().await.unwrap().data;
+    let (own_forward, default_forward) = own_policy(forward.into_iter().map(|p| (p.id, p.is_default)).collect());
+    let streaming = vms.list_streaming_policies().call().await.unwrap().data;
+    let (own_streaming, default_streaming) = own_policy(streaming.into_iter().map(|p| (p.id, p.is_default)).collect());
+    let own = json!({
+        "status": "LIMITED", "publish_end": "2030-12-31 23:59:59", "encode_status": "COMPLETED",
+        "poster_slideshow_interval": 2500, "forward_policy_id": own_forward,
+        "streaming_policy_id": own_streaming, "tags": [{"key": "k", "value": "v"}]
+    });
+    change_content(vms, "c", own).await.unwrap();
+
+    let renamed = json!({"title": "Renamed"});
+    assert_eq!(
+        answer_raw(&sim, "update_content", &["c"], renamed).await,
+        (400, error_body("INVALID_REQUEST", "`category_id` is required"))
+    );
+    let still = vms.get_content().content_name("c").call().await.unwrap();
+    assert_eq!(
+        still.status,
+        Some(ContentStatus::Limited),
+        "a refused update changes nothing"
+    );
+
+    let renamed = json!({"title": "Renamed", "category_id": movies});
+    assert_eq!(send_raw(&sim, "update_content", &["c"], renamed).await, 204);
+    let reset = vms.get_content().content_name("c").call().await.unwrap();
+    assert_eq!(reset.title.as_deref(), Some("Renamed"));
+    assert_eq!(reset.status, Some(ContentStatus::Public), "status: default PUBLIC");
+    assert_eq!(reset.publish_end, None);
+    assert_eq!(
+        reset.encode_status,
+        Some(types::EncodeStatus::None),
+        "encode_status: default NONE"
+    );
+    assert_eq!(reset.poster_slideshow_interval, Some(1000), "default 1000");
+    assert_eq!(
+        (reset.forward_policy_id, reset.streaming_policy_id),
+        (Some(default_forward), Some(default_streaming)),
+        "when omitted the account default policy applies"
+    );
+    assert_eq!(
+        (reset.description, reset.primary_poster_id),
+        (None, None),
+        "nullable: null"
+    );
+    assert_eq!(
+        (reset.duration, reset.tags.len()),
+        (Some(0), 0),
+        "as registration stores them unsent"
+    );
+
+    // A stream needs `path` and `format`; what it leaves out is reset too.
+    let stream = registration.streams[0].id.clone().unwrap();
+    assert_eq!(
+        answer_raw(&sim, "update_stream", &["c", &stream], json!({"width": 1280})).await,
+        (400, error_body("INVALID_REQUEST", "`format` and `path` are required"))
+    );
+    let whole = json!({"path": "/m/hls/1080/index.m3u8", "format": "HLS", "width": 1920});
+    assert_eq!(send_raw(&sim, "update_stream", &["c", &stream], whole).await, 204);
+    let read = vms
+        .get_stream()
+        .content_name("c")
+        .stream_id(Uuid::parse_str(&stream).unwrap())
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(
+        (read.width, read.filesize),
+        (Some(1920), None),
+        "filesize left out: unset"
+    );
+
+    // A subtitle's language goes back to `ja`; a stream set needs its streams
+    // and its subtitles left out are none.
+    let subtitle = registration.subtitles[1].id.clone().unwrap();
+    let relabelled = json!({"label": "Anglais", "url": "https://files.example/en.vtt"});
+    assert_eq!(
+        send_raw(&sim, "update_subtitle", &["c", &subtitle], relabelled).await,
+        204
+    );
+    let read = vms
+        .get_subtitle()
+        .content_name("c")
+        .subtitle_id(Uuid::parse_str(&subtitle).unwrap())
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(
+        (read.label.as_deref(), read.language.as_deref()),
+        (Some("Anglais"), Some("ja"))
+    );
+    assert_eq!(
+        answer_raw(&sim, "update_stream_set", &["c", "hls"], json!({"subtitles": []})).await,
+        (400, error_body("INVALID_REQUEST", "`streams` is required"))
+    );
+    let hls = vms
+        .get_stream_set()
+        .content_name("c")
+        .set_name("hls")
+        .call()
+        .await
+        .unwrap();
+    let streams_only = json!({ "streams": hls.streams });
+    assert_eq!(
+        send_raw(&sim, "update_stream_set", &["c", "hls"], streams_only).await,
+        204
+    );
+    let hls = vms
+        .get_stream_set()
+        .content_name("c")
+        .set_name("hls")
+        .call()
+        .await
+        .unwrap();
+    assert!(hls.subtitles.is_empty(), "{:?}", hls.subtitles);
+}
+
+/// `Updates::Keep`, the other reading: what an update leaves out stays.
+#[tokio::test]
+async fn under_the_keeping_reading_an_update_changes_only_what_it_sends() {
+    let keep = SimConfig {
+        updates: Updates::Keep,
+        ..SimConfig::fast()
+    };
+    let (sim, client, _, _) = start_with_content_in(keep).await;
+    let vms = client.vms().unwrap();
+    change_content(
+        vms,
+        "c",
+        json!({"status": "LIMITED", "publish_end": "2030-12-31 23:59:59"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        send_raw(&sim, "update_content", &["c"], json!({"title": "Renamed"})).await,
+        204
+    );
+    let kept = vms.get_content().content_name("c").call().await.unwrap();
+    assert_eq!(
+        (kept.title.as_deref(), kept.status),
+        (Some("Renamed"), Some(ContentStatus::Limited))
+    );
+    assert_eq!(kept.description.as_deref(), Some("A cat video"));
+}
+
+/// A viewing page needs `site_id` or `configurations` (the document), after
+/// an update as at registration: an update taking away the only one is refused.
+#[tokio::test]
+async fn an_update_cannot_leave_a_page_without_site_or_configurations() {
+    let (sim, client, _, _) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let site = sites_dedicated(vms).await;
+    let (status, registered) = answer_raw(
+        &sim,
+        "register_viewing_page",
+        &[],
+        json!({"content_name": "c", "site_id": site}),
+    )
+    .await;
+    assert_eq!(status, 200, "{registered}");
+    let id = registered["id"].as_str().expect("an id").to_owned();
+    assert_eq!(
+        answer_raw(&sim, "update_viewing_page", &[&id], json!({"site_id": null})).await,
+        (
+            400,
+            error_body(
+                "INVALID_REQUEST",
+                "a viewing page needs site_id or configurations (this update would leave it neither)"
+            )
+        )
+    );
+    let page = vms
+        .get_viewing_page()
+        .page_id(Uuid::parse_str(&id).unwrap())
+        .call()
+        .await
+        .unwrap();
+    assert_eq!(page.site_id, Some(site), "a refused update changes nothing");
+    let titled = json!({"site_id": null, "configurations": {"title": "Own"}});
+    assert_eq!(send_raw(&sim, "update_viewing_page", &[&id], titled).await, 204);
+}
+
+/// `null` is a value only for the members the YAML marks nullable in the
+/// request: on a member nullable only in reads (`video_codec`, a poster's
+/// `timestamp`) or not at all (`title`) it is refused, every one named, and
+/// nothing changes (a body's type would read it as a member left out).
+#[tokio::test]
+async fn null_is_refused_where_the_request_does_not_allow_it() {
+    let (sim, client, movies, registration) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let stream = registration.streams[0].id.clone().unwrap();
+    let nulls = json!({"path": "/m/hls/1080/index.m3u8", "format": "HLS", "video_codec": null, "width": null});
+    assert_eq!(
+        answer_raw(&sim, "update_stream", &["c", &stream], nulls).await,
+        (
+            400,
+            error_body("INVALID_REQUEST", "`video_codec` and `width` must not be null")
+        )
+    );
+    let poster = registration.posters[0].id.clone().unwrap();
+    assert_eq!(
+        answer_raw(&sim, "update_poster", &["c", &poster], json!({"timestamp": null})).await,
+        (400, error_body("INVALID_REQUEST", "`timestamp` must not be null"))
+    );
+    let untitled = json!({"title": null, "category_id": movies});
+    assert_eq!(
+        answer_raw(&sim, "update_content", &["c"], untitled).await,
+        (400, error_body("INVALID_REQUEST", "`title` must not be null"))
+    );
+    assert_eq!(
+        vms.get_content()
+            .content_name("c")
+            .call()
+            .await
+            .unwrap()
+            .title
+            .as_deref(),
+        Some("Title of c")
+    );
+    // Where the YAML allows it, `null` clears.
+    let cleared = json!({"title": "T", "category_id": movies, "description": null});
+    assert_eq!(send_raw(&sim, "update_content", &["c"], cleared).await, 204);
 }

@@ -1,0 +1,69 @@
+//! What the READMEs and the Rust docs may claim: nothing stated as fact about
+//! a question the documents leave open.
+
+use std::path::{Path, PathBuf};
+
+/// The root README, each crate's README and every Rust source file under `crates/`.
+fn documentation() -> Vec<PathBuf> {
+    fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("a readable directory") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                rust_files(&path, found);
+            } else if path.extension().is_some_and(|extension| extension == "rs") {
+                found.push(path);
+            }
+        }
+    }
+    let root = vidplat_tests::repo_root();
+    let mut found = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {
+        let crate_dir = entry.expect("an entry").path();
+        if crate_dir.join("README.md").exists() {
+            found.push(crate_dir.join("README.md"));
+        }
+        rust_files(&crate_dir.join("src"), &mut found);
+    }
+    found
+}
+
+/// Whether an update keeps or resets the members it leaves out is not shown
+/// (`GAPS.md`, under each `update_*`): no page says that it keeps them.
+#[test]
+fn no_page_claims_an_update_keeps_what_it_leaves_out() {
+    let claims = [
+        "keeps its value",
+        "keeps the member's current value",
+        "the server keeps",
+        "the service keeps",
+        "no setter touched is kept",
+    ];
+    let mut found = Vec::new();
+    for path in documentation() {
+        let text = std::fs::read_to_string(&path).expect("a readable file");
+        for (number, line) in text.lines().enumerate() {
+            if let Some(claim) = claims.iter().find(|claim| line.to_lowercase().contains(*claim)) {
+                found.push(format!("{}:{}: {claim}", path.display(), number + 1));
+            }
+        }
+    }
+    assert!(found.is_empty(), "stated as fact: {found:#?}");
+}
+
+/// BENCHMARKS.md is the one place of each figure: the root README links it
+/// and quotes none (a ratio such as `0.95×` copied here goes stale there).
+#[test]
+fn the_readme_quotes_no_benchmark_figure() {
+    let readme = std::fs::read_to_string(vidplat_tests::repo_root().join("README.md")).expect("the README");
+    let quoted: Vec<(usize, &str)> = readme
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            line.char_indices()
+                .any(|(at, c)| c == '×' && line[..at].ends_with(|d: char| d.is_ascii_digit()))
+        })
+        .map(|(number, line)| (number + 1, line))
+        .collect();
+    assert!(quoted.is_empty(), "figures quoted: {quoted:#?}");
+    assert!(readme.contains("[`BENCHMARKS.md`](BENCHMARKS.md)"));
+}
