@@ -52,6 +52,18 @@ impl Keys {
         key
     }
 
+    /// `text` with every key the simulator issued replaced by `[redacted]`.
+    pub(crate) fn redact<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        let keys = self.keys.lock().expect("keys lock");
+        let mut text = std::borrow::Cow::Borrowed(text);
+        for key in keys.keys().filter(|key| !key.is_empty()) {
+            if text.contains(key.as_str()) {
+                text = std::borrow::Cow::Owned(text.replace(key.as_str(), vidplat_core::REDACTED));
+            }
+        }
+        text
+    }
+
     /// 401 without a key the simulator issued; 403 when the key lacks `permission`
     /// (`None`: the operation names no permission, any valid key will do).
     pub(crate) fn check(&self, headers: &HeaderMap, permission: Option<&str>) -> Result<(), SimError> {

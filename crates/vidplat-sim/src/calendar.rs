@@ -187,3 +187,45 @@ mod tests {
         }
     }
 }
+
+/// Longest step `POST /sim/clock` takes at once: ten years, far past any
+/// month, URL or quota window a test may want to see pass.
+const MAX_ADVANCE_SECONDS: u64 = 10 * 366 * 24 * 3600;
+
+/// The body of `POST /sim/clock`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Advance {
+    /// Seconds to move the clock forward.
+    seconds: u64,
+}
+
+/// `GET /sim/clock` (`{"now": "yyyy-mm-dd hh:mm:ss", "ahead_seconds": N}`, in
+/// the simulator's zone) and `POST /sim/clock` (`{"seconds": N}`: moves the
+/// clock of the three services forward, as `Simulator::advance_clock`), so a
+/// test in any language sees a month turn, a URL expire or a task finish
+/// without waiting.
+pub(crate) fn control_router(calendar: Calendar) -> axum::Router {
+    let read = calendar.clone();
+    axum::Router::new().route(
+        "/sim/clock",
+        axum::routing::get(move || async move {
+            let ahead = read.ahead.get();
+            let now = SystemTime::now().checked_add(ahead).unwrap_or_else(SystemTime::now);
+            let now = DateTime::<chrono::Utc>::from(now).with_timezone(&read.zone);
+            axum::Json(serde_json::json!({
+                "now": now.format("%Y-%m-%d %H:%M:%S").to_string(),
+                "ahead_seconds": ahead.as_secs(),
+            }))
+        })
+        .post(move |crate::JsonBody(advance): crate::JsonBody<Advance>| async move {
+            if advance.seconds > MAX_ADVANCE_SECONDS {
+                return Err(crate::SimError::invalid(format!(
+                    "`seconds` is at most {MAX_ADVANCE_SECONDS} (ten years) a step"
+                )));
+            }
+            calendar.ahead.advance(Duration::from_secs(advance.seconds));
+            Ok(axum::http::StatusCode::NO_CONTENT)
+        }),
+    )
+}

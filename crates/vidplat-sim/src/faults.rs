@@ -73,6 +73,13 @@ pub struct Fault {
     /// What happens after the delay (default: the error answer).
     #[serde(default)]
     pub outcome: FaultOutcome,
+    /// Allows an answer the service's document does not give (a 503 from a
+    /// proxy, a code of another service): by default a fault's status and
+    /// code must be ones the document gives the operations it applies to,
+    /// as the test kit's `fail` requires, so that a test cannot teach code
+    /// to handle what the service never answers (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub undocumented: bool,
 }
 
 /// What a [`Fault`] does to a request it matches, after its delay.
@@ -122,6 +129,7 @@ impl Fault {
             times: default_times(),
             delay_ms: 0,
             outcome: FaultOutcome::Answer,
+            undocumented: false,
         }
     }
 
@@ -171,7 +179,64 @@ impl Fault {
         {
             return refuse("has a `method` that is not an HTTP method");
         }
-        Ok(())
+        match self.undocumented || self.outcome == FaultOutcome::Run {
+            true => Ok(()),
+            false => self.documented().map_err(|why| {
+                SimError::invalid(format!(
+                    "the fault {why} (set `undocumented: true` to answer it anyway)"
+                ))
+            }),
+        }
+    }
+
+    /// Whether the documents give the answer to the operations the fault
+    /// applies to (all of a service's under a path prefix; viewing pages, whose
+    /// answers are pages, are not checked): one of them has the status among
+    /// its error statuses, the service lists the code, and a code whose status
+    /// the document states has that one.
+    fn documented(&self) -> Result<(), String> {
+        let prefix = self.operation_path_prefix.as_str();
+        let services = crate::journal::TABLES
+            .iter()
+            .filter(|(under, table, _)| match &self.operation {
+                Some(id) => table.operation(id).is_some(),
+                None => prefix.starts_with(under) || under.starts_with(prefix),
+            });
+        let mut applies = false;
+        for (_, table, name) in services {
+            applies = true;
+            let operations: Vec<&vidplat_core::OperationMeta> = match &self.operation {
+                Some(id) => table.operation(id).into_iter().collect(),
+                None => table.operations.iter().collect(),
+            };
+            if !operations
+                .iter()
+                .any(|op| op.error_statuses.iter().any(|range| range.contains(&self.status)))
+            {
+                return Err(format!(
+                    "has a status, {}, that the {name} document gives none of the operations it applies to",
+                    self.status
+                ));
+            }
+            if !table.error_codes.contains(&self.code.as_str()) {
+                return Err(format!(
+                    "has a code, `{}`, that the {name} document does not list",
+                    self.code
+                ));
+            }
+            if let Some((_, status)) = table.code_statuses.iter().find(|(code, _)| *code == self.code) {
+                if *status != self.status {
+                    return Err(format!(
+                        "answers `{}` with {}, where the {name} document gives it {status}",
+                        self.code, self.status
+                    ));
+                }
+            }
+        }
+        match applies || prefix.starts_with("/hosts") {
+            true => Ok(()),
+            false => Err(format!("applies to no service's path: `{prefix}`")),
+        }
     }
 
     fn matches(&self, method: &axum::http::Method, path: &str) -> bool {

@@ -1,6 +1,8 @@
 //! The journal: every request the services received, in order, with the
 //! operation it was for and the status it got, so a test asserts what its
-//! code sent. The key is never kept (no header but the `x-` ones is).
+//! code sent. No key is kept: no header but the `x-` ones is, and a key the
+//! simulator issued, wherever it was sent, and the values of the YAML's
+//! `x-secret` members are replaced by `[redacted]`.
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -49,12 +51,27 @@ impl Received {
     }
 }
 
-#[derive(Debug, Default)]
-pub(crate) struct Journal(Mutex<VecDeque<Received>>);
+pub(crate) struct Journal {
+    entries: Mutex<VecDeque<Received>>,
+    keys: Arc<crate::auth::Keys>,
+}
+
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Journal").finish_non_exhaustive()
+    }
+}
 
 impl Journal {
+    pub(crate) fn new(keys: Arc<crate::auth::Keys>) -> Self {
+        Self {
+            entries: Mutex::default(),
+            keys,
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Received>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     pub(crate) fn entries(&self) -> Vec<Received> {
@@ -110,14 +127,22 @@ pub(crate) async fn record(State(journal): State<Arc<Journal>>, request: Request
         ),
         None => (None, None, path.clone()),
     };
-    let query = request.uri().query().map(str::to_owned);
+    // A key sent outside `Authorization` (an `X-Api-Key` header, `?api_key=`)
+    // and the values of secret members are not kept either.
+    let secrets = vidplat_core::Redactor::new(
+        None,
+        service_of(&path).map_or(&[], |(table, _, _)| table.secret_members),
+    );
+    let redact = |text: &str| secrets.text(&journal.keys.redact(text)).into_owned();
+    let query = request.uri().query().map(redact);
     let headers = request
         .headers()
         .iter()
         .filter(|(name, _)| name.as_str().starts_with("x-"))
-        .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
+        .filter_map(|(name, value)| Some((name.as_str().to_owned(), redact(value.to_str().ok()?))))
         .collect();
     let (request, body) = keep_body(request).await;
+    let body = body.as_deref().map(redact);
     let response = next.run(request).await;
     journal.push(Received {
         service,

@@ -350,7 +350,7 @@ impl Simulator {
             keys: keys.clone(),
             analytics_stats: analytics_stats.clone(),
         };
-        let journal = Arc::new(journal::Journal::default());
+        let journal = Arc::new(journal::Journal::new(keys.clone()));
         let (app, encoder) = calendar::in_calendar_sync(calendar.clone(), || {
             router(shared, faults.clone(), journal.clone(), calendar.clone())
         });
@@ -487,6 +487,7 @@ fn router(
         .merge(encoder::control_router(encoder_service.clone()))
         .merge(faults::control_router(faults.clone()))
         .merge(journal::control_router(journal.clone()))
+        .merge(calendar::control_router(calendar.clone()))
         // A pending fault answers before anything runs (the key check included).
         .layer(axum::middleware::from_fn_with_state(faults, faults::inject))
         // Every request is journaled, a faulted one too.

@@ -36,6 +36,9 @@ struct Args {
     /// Set up a hard case (repeat to combine): month-quota-spent, slow-queries, failing-tasks, full-task-queue
     #[arg(long, value_name = "NAME")]
     scenario: Vec<Scenario>,
+    /// Seed of the synthetic analytics data: the same seed, the same figures
+    #[arg(long, value_name = "N", default_value_t = SimConfig::default().seed)]
+    seed: u64,
     /// What an update does with the members it leaves out, which the documents leave open: reset (to what registration stores without them; members registration requires are required) or keep
     #[arg(long, value_name = "READING", default_value = "reset")]
     updates: Updates,
@@ -56,6 +59,7 @@ async fn main() -> std::io::Result<()> {
         analytics_monthly: args.analytics_per_month,
         time_zone: args.time_zone,
         updates: args.updates,
+        seed: args.seed,
         ..defaults
     };
     let config = args
@@ -171,11 +175,26 @@ sample/intro.mp4, sample/outro.mov and fail.mp4 are there from the start):
   curl -X PUT \"$VIDPLAT_SIM_URL/sim/input-files/uploads/big.mp4?size=5000000000\"
 The body is counted, not kept: any size is accepted.
 
-Faults: the next requests under a path prefix answer an error instead of
-running (UNKNOWN_ERROR, a 503, a 429, ...), to test how a program copes:
+Faults: the next requests of an operation or under a path prefix answer an
+error instead of running (UNKNOWN_ERROR, a 503, ...), to test how a program copes:
   POST /sim/faults    {{\"operation_path_prefix\": \"/encoder/v1/tasks\", \"status\": 503,
                        \"code\": \"UNKNOWN_ERROR\", \"times\": 2}}
-                      optional: \"method\", \"message\", \"retry_after\" (seconds)
-  GET /sim/faults     those pending;  DELETE /sim/faults  removes them all"
+                      or {{\"operation\": \"get_task\", ...}} (an operation id of the YAML)
+                      optional: \"method\", \"message\", \"retry_after\" (seconds),
+                      \"delay_ms\" (answer late), \"outcome\": \"answer\" | \"run\" (run it,
+                      late) | \"reset\" (break the connection after the head),
+                      \"undocumented\": true (allow a status or code the document
+                      does not give the operation; refused otherwise)
+  GET /sim/faults     those pending;  DELETE /sim/faults  removes them all
+
+Clock: one clock for the three services, moved forward to see a month turn, a
+signed URL expire or a task finish without waiting:
+  GET /sim/clock      {{\"now\": \"yyyy-mm-dd hh:mm:ss\", \"ahead_seconds\": N}}
+  POST /sim/clock     {{\"seconds\": 3600}}   moves it forward (never back)
+
+Journal: every request to the services, newest last (keys and secrets redacted):
+  GET /sim/journal    the requests received;  DELETE /sim/journal  forgets them
+
+The /sim/ routes answer only a Host of 127.0.0.1:PORT, localhost:PORT or [::1]:PORT."
     )
 }

@@ -36,7 +36,41 @@ pub fn define(command: Command) -> Command {
                 .value_parser(clap::builder::PossibleValuesParser::new(scenario_names()))
                 .help("Set up a hard case; repeat to combine"),
         )
+        .arg(
+            Arg::new("analytics-per-minute")
+                .long("analytics-per-minute")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u32))
+                .help("Analytics calls allowed a minute [default: 3, as documented]"),
+        )
+        .arg(
+            Arg::new("analytics-per-month")
+                .long("analytics-per-month")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u32))
+                .help("Analytics calls allowed a month [default: 50000, as documented]"),
+        )
+        .arg(
+            Arg::new("seed")
+                .long("seed")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u64))
+                .help("Seed of the synthetic analytics data (the same seed, the same figures) [default: 7]"),
+        )
+        .arg(
+            Arg::new("updates")
+                .long("updates")
+                .value_name("READING")
+                .value_parser(["reset", "keep"])
+                .help(
+                    "What an update does with the members it leaves out, which the documents leave open: \
+                     reset them to what registration stores, or keep them [default: reset]",
+                ),
+        )
 }
+
+/// The flags passed on as they came when the simulator runs in a process of its own.
+const PASSED_ON: [&str; 4] = ["analytics-per-minute", "analytics-per-month", "seed", "updates"];
 
 /// The simulator's named scenarios (`month-quota-spent`, …).
 #[cfg(feature = "sim")]
@@ -62,7 +96,11 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         .map(String::as_str)
         .collect();
     if matches.get_flag("print-env") {
-        return sim_in_background(port, fast, &scenarios, io);
+        let passed: Vec<(&str, String)> = PASSED_ON
+            .iter()
+            .filter_map(|name| Some((*name, matches.get_raw(name)?.next()?.to_string_lossy().into_owned())))
+            .collect();
+        return sim_in_background(port, fast, &scenarios, &passed, io);
     }
     let defaults = SimConfig::default();
     let config = SimConfig {
@@ -72,6 +110,20 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         } else {
             defaults.task_step
         },
+        analytics_per_minute: matches
+            .get_one::<u32>("analytics-per-minute")
+            .copied()
+            .unwrap_or(defaults.analytics_per_minute),
+        analytics_monthly: matches
+            .get_one::<u32>("analytics-per-month")
+            .copied()
+            .unwrap_or(defaults.analytics_monthly),
+        seed: matches.get_one::<u64>("seed").copied().unwrap_or(defaults.seed),
+        // clap admitted only the readings' own names.
+        updates: matches
+            .get_one::<String>("updates")
+            .and_then(|name| name.parse().ok())
+            .unwrap_or(defaults.updates),
         ..defaults
     };
     // clap admitted only the scenarios' own names.
@@ -105,7 +157,13 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
 
 /// Starts `vidplat sim` as a process of its own, passes its export lines on and returns.
 #[cfg(feature = "sim")]
-fn sim_in_background(port: u16, fast: bool, scenarios: &[&str], io: &mut crate::Io<'_>) -> Result<(), Failure> {
+fn sim_in_background(
+    port: u16,
+    fast: bool,
+    scenarios: &[&str],
+    passed: &[(&str, String)],
+    io: &mut crate::Io<'_>,
+) -> Result<(), Failure> {
     use std::io::BufRead as _;
     use std::process::{Command as Process, Stdio};
     let exe = std::env::current_exe()?;
@@ -116,6 +174,9 @@ fn sim_in_background(port: u16, fast: bool, scenarios: &[&str], io: &mut crate::
     }
     for scenario in scenarios {
         command.args(["--scenario", scenario]);
+    }
+    for (name, value) in passed {
+        command.arg(format!("--{name}")).arg(value);
     }
     let mut child = command
         .stdin(Stdio::null())

@@ -204,14 +204,16 @@ impl CloudParams {
         })
     }
 
-    /// `sort`: a key and `asc` or `desc` joined by a vertical bar.
+    /// `sort`: a key and `asc` or `desc` joined by a vertical bar, in the
+    /// document's lower case (which case the service takes is not shown; the
+    /// basic edition's `sort_order` is `DESC`, in upper case, likewise exactly).
     pub(super) fn sort(&self, default: Sort) -> Result<Sort, SimError> {
         let Some(text) = self.sort.as_deref() else {
             return Ok(default);
         };
         let malformed = || SimError::invalid(format!("sort must be <key>|asc or <key>|desc, not `{text}`"));
         let (key, direction) = text.split_once('|').ok_or_else(malformed)?;
-        let descending = match direction.to_ascii_lowercase().as_str() {
+        let descending = match direction {
             "asc" => false,
             "desc" => true,
             _ => return Err(malformed()),

@@ -361,6 +361,10 @@ pub(super) async fn view(
     let Some(content) = store.contents.get(&content_name) else {
         return refusal(StatusCode::NOT_FOUND, "the page's content no longer exists");
     };
+    // "403 ... for viewing a content that is not published" (Errors), as play answers.
+    if !super::play::is_published(&content.body, clock::now()) {
+        return refusal(StatusCode::FORBIDDEN, "the page's content is not published");
+    }
     let (title, description) = title_and_description(page);
     let title = title.or_else(|| content.body.title.clone()).unwrap_or_default();
     let description = description

@@ -1089,3 +1089,30 @@ async fn other_methods_and_paths_answer_the_error_body() {
     let body: serde_json::Value = unknown.json().await.expect("a JSON body");
     assert_eq!(body["code"], "MODEL_NOT_FOUND");
 }
+
+/// A sort direction in the document's own case only: cloud `asc`/`desc`,
+/// basic `DESC`/`ASC`. Which case the service takes is not shown; code
+/// writing the documented one works under either reading.
+#[tokio::test]
+async fn sort_directions_are_taken_in_the_documents_case_only() {
+    let (sim, _client) = start(roomy()).await;
+    let get = |path: String| {
+        let sim_url = sim.analytics_url.clone();
+        let key = sim.api_key.clone();
+        async move {
+            crate::request("GET", &format!("{sim_url}{path}"), Some(&key), None)
+                .await
+                .0
+        }
+    };
+    assert_eq!(get("/v2/os/data?sort=play_started_count%7Cdesc".into()).await, 200);
+    assert_eq!(get("/v2/os/data?sort=play_started_count%7CDESC".into()).await, 400);
+    let basic = |order: &str| {
+        format!(
+            "/v1/os/data?login_id={}&sort_key=playback_count&sort_order={order}",
+            sim.login_id
+        )
+    };
+    assert_eq!(get(basic("DESC")).await, 200);
+    assert_eq!(get(basic("desc")).await, 400);
+}

@@ -134,6 +134,8 @@ fn help_exits_0_and_names_every_option_and_variable() {
             "--analytics-per-month <N>",
             "--key-with-permissions <PERMISSIONS>",
             "--time-zone <OFFSET>",
+            "--seed <N>",
+            "--updates <READING>",
             "-h, --help",
             "-V, --version",
         ] {
@@ -317,6 +319,62 @@ async fn a_limited_key_and_the_monthly_limit_are_set_by_flags() {
             None,
             serde_json::json!({"code": "REQUEST_UNAUTHORIZED", "message": "the API key lacks the `task read` permission"})
         )
+    );
+}
+
+/// `--seed` decides the synthetic analytics data, `--updates` the reading of
+/// an update, and `/sim/clock` moves the one clock of the three services:
+/// what a test in any language needs, over HTTP.
+#[tokio::test]
+async fn the_seed_the_update_reading_and_the_clock_are_reachable_from_outside_rust() {
+    let report = |root: &str| {
+        format!("{root}/analytics/v1/datetime/data?login_id={DEMO_LOGIN_ID}&start_interval=-3&end_interval=-2")
+    };
+    let mut figures = Vec::new();
+    for seed in ["11", "11", "12"] {
+        let (_sim, printed) = start(&["--seed", seed]);
+        let root = assignments(&printed)[0].1.clone();
+        let (status, _, body) = answer(&report(&root), Some(DEMO_API_KEY)).await;
+        assert_eq!(status, 200, "{body}");
+        figures.push(body["data"].clone());
+    }
+    assert_eq!(figures[0], figures[1], "the same seed, the same figures");
+    assert_ne!(figures[0], figures[2], "another seed, other figures");
+
+    let (_sim, printed) = start(&["--updates", "keep"]);
+    let root = assignments(&printed)[0].1.clone();
+    let clock = format!("{root}/sim/clock");
+    let (status, _, before) = answer(&clock, None).await;
+    assert_eq!(
+        (status, &before["ahead_seconds"]),
+        (200, &serde_json::json!(0)),
+        "{before}"
+    );
+    let moved = crate::request("POST", &clock, None, Some(serde_json::json!({"seconds": 86_400}))).await;
+    assert_eq!(moved.0, 204, "{moved:?}");
+    let (_, _, after) = answer(&clock, None).await;
+    assert_eq!(after["ahead_seconds"], 86_400);
+    assert_ne!(after["now"], before["now"]);
+    let too_far = crate::request("POST", &clock, None, Some(serde_json::json!({"seconds": u64::MAX}))).await;
+    assert_eq!(too_far.0, 400, "{too_far:?}");
+
+    let preset = serde_json::json!({"name": "p", "destination": "vms5://", "format": "MP4", "output_filename": "x", "description": "d"});
+    let (status, _, created) = crate::request(
+        "POST",
+        &format!("{root}/encoder/v1/presets"),
+        Some(DEMO_API_KEY),
+        Some(preset),
+    )
+    .await;
+    assert_eq!(status, 200, "{created}");
+    let item = format!("{root}/encoder/v1/presets/{}", created["id"]);
+    let renamed = serde_json::json!({"name": "renamed"});
+    let (status, _, _) = crate::request("PUT", &item, Some(DEMO_API_KEY), Some(renamed)).await;
+    assert_eq!(status, 204, "--updates keep: a partial update is taken");
+    let (_, _, read) = answer(&item, Some(DEMO_API_KEY)).await;
+    assert_eq!(
+        (&read["name"], &read["description"]),
+        (&serde_json::json!("renamed"), &serde_json::json!("d"))
     );
 }
 

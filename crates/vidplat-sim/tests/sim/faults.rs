@@ -86,6 +86,9 @@ async fn injected_faults_answer_their_paths_as_many_times_as_asked() {
         answer(&sim, "GET", "/sim/faults", false, None).await,
         (200, None, json!({"data": []}))
     );
+    // A deliberate undocumented answer, said so, is taken.
+    let teapot = json!({"operation": "get_task", "status": 418, "code": "TEAPOT", "undocumented": true});
+    assert_eq!(answer(&sim, "POST", "/sim/faults", false, Some(teapot)).await.0, 204);
 
     // Through the facade: the client sees the documented code, and the faulted registration ran nothing.
     sim.inject_fault(Fault {
@@ -160,6 +163,23 @@ async fn an_unusable_fault_is_refused() {
             json!({"operation_path_prefix": "/sim/input-files"}),
             "the fault cannot apply to the simulator's own /sim/ routes",
         ),
+        // What the documents do not give, as the test kit refuses it. (A 418
+        // passes where the YAML documents 4XX: the status of most codes is not shown.)
+        (
+            json!({"operation": "register_task", "status": 403, "code": "FULL_TASK"}),
+            "the fault has a code, `FULL_TASK`, that the encoder document does not list \
+             (set `undocumented: true` to answer it anyway)",
+        ),
+        (
+            json!({"operation_path_prefix": "/encoder/v1/tasks", "status": 429, "code": "TOO_MANY_REQUESTS"}),
+            "the fault has a code, `TOO_MANY_REQUESTS`, that the encoder document does not list \
+             (set `undocumented: true` to answer it anyway)",
+        ),
+        (
+            json!({"operation": "list_presets", "status": 400, "code": "REQUEST_UNAUTHORIZED"}),
+            "the fault answers `REQUEST_UNAUTHORIZED` with 400, where the encoder document gives it 401 \
+             (set `undocumented: true` to answer it anyway)",
+        ),
     ] {
         assert_eq!(
             answer(&sim, "POST", "/sim/faults", false, Some(fault.clone())).await,
@@ -180,7 +200,7 @@ async fn an_unusable_fault_is_refused() {
         refused(
             "Failed to deserialize the JSON body into the target type: statuss: unknown field `statuss`, expected \
              one of `operation`, `operation_path_prefix`, `method`, `status`, `code`, `message`, `retry_after`, \
-             `times`, `delay_ms`, `outcome` at line 1 \
+             `times`, `delay_ms`, `outcome`, `undocumented` at line 1 \
              column 42"
         )
     );

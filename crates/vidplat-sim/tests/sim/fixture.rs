@@ -128,14 +128,14 @@ async fn a_delayed_fault_answers_late_or_runs_late_and_then_is_gone() {
     sim.inject_fault(Fault {
         delay_ms: 200,
         status: 404,
-        code: "NOT_FOUND".into(),
+        code: "MODEL_NOT_FOUND".into(),
         ..Fault::operation("list_presets")
     })
     .expect("a usable fault");
     let started = Instant::now();
     let error = encoder.list_presets().call().await.expect_err("the fault");
     assert!(started.elapsed() >= Duration::from_millis(200));
-    assert_eq!((error.status(), error.code()), (Some(404), Some("NOT_FOUND")));
+    assert_eq!((error.status(), error.code()), (Some(404), Some("MODEL_NOT_FOUND")));
 }
 
 #[tokio::test]
@@ -253,6 +253,23 @@ async fn the_journal_names_each_operation_with_its_status_and_never_the_key() {
     let status = crate::raw_http().delete(&url).send().await.expect("an answer").status();
     assert_eq!(status, 204);
     assert_eq!(sim.journal(), []);
+
+    // A key sent anywhere else, and the values of `x-secret` members, are not kept either.
+    let key = sim.api_key.clone();
+    let page = json!({"content_name": "c", "configurations": {"title": "T"}, "password": "hunter2-hunter2"});
+    crate::raw_http()
+        .post(format!("{}/v1/instant-pages?api_key={key}", sim.vms_url))
+        .header("x-api-key", &key)
+        .json(&page)
+        .send()
+        .await
+        .expect("an answer");
+    let printed = serde_json::to_string(&sim.journal()).expect("JSON");
+    assert!(!printed.contains(&key) && !printed.contains("hunter2"), "{printed}");
+    let kept = &sim.journal()[0];
+    assert_eq!(kept.query.as_deref(), Some("api_key=[redacted]"));
+    assert_eq!(kept.headers, [("x-api-key".to_owned(), "[redacted]".to_owned())]);
+    assert_eq!(kept.json().expect("JSON")["password"], "[redacted]");
 }
 
 #[tokio::test]

@@ -2695,3 +2695,35 @@ async fn null_is_refused_where_the_request_does_not_allow_it() {
     let cleared = json!({"title": "T", "category_id": movies, "description": null});
     assert_eq!(send_raw(&sim, "update_content", &["c"], cleared).await, 204);
 }
+
+/// "403 ... for viewing a content that is not published": a page of a
+/// content outside its publication answers 403, as play does, and opens again
+/// once the content is published.
+#[tokio::test]
+async fn the_page_of_an_unpublished_content_answers_403() {
+    let (sim, client, _, _) = start_with_content().await;
+    let vms = client.vms().unwrap();
+    let (id, key) = signed_page(vms, None, json!({})).await;
+    let url = signed(
+        &format!("https://{PORTAL_DOMAIN}/pages/{id}"),
+        &key,
+        &Grant {
+            expires: None,
+            audience: None,
+        },
+    );
+    assert_eq!(open_page(&sim, &url, None).await.status(), 200);
+    let later = json!({"status": "LIMITED", "publish_start": "2099-01-01 00:00:00"});
+    change_content(vms, "c", later).await.unwrap();
+    let refused = open_page(&sim, &url, None).await;
+    assert_eq!(refused.status(), 403);
+    assert!(refused
+        .text()
+        .await
+        .unwrap()
+        .contains("the page&#39;s content is not published"));
+    change_content(vms, "c", json!({"status": "PUBLIC", "publish_start": null}))
+        .await
+        .unwrap();
+    assert_eq!(open_page(&sim, &url, None).await.status(), 200);
+}
