@@ -30,7 +30,7 @@ pub struct Body {
 /// The unknown member decode_check.py adds to every object of an `unknown member` body.
 const UNKNOWN_MEMBER: &str = "x_field_this_sdk_does_not_know";
 
-/// The case issue 27 is about, which the bodies must hold (else a change to
+/// The case the bodies must hold (else a change to
 /// decode_check.py could drop it unseen): a bulk registration's item in both of
 /// its forms, the id object carrying an unknown member. With a `oneOf`, the
 /// client needed a module outside the standard library and rejected that object.

@@ -462,7 +462,8 @@ pub fn request_text(request: &reqwest::Request) -> String {
             let shown = if name == reqwest::header::AUTHORIZATION {
                 "Bearer <redacted>".to_owned()
             } else {
-                value.to_str().unwrap_or("<binary>").to_owned()
+                // A value of bytes beyond ASCII (UTF-8 text, say) is shown as text, its controls escaped.
+                vidplat_core::escape_controls(&String::from_utf8_lossy(value.as_bytes())).into_owned()
             };
             (name.to_string(), shown)
         })
@@ -498,7 +499,9 @@ pub fn curl(request: &reqwest::Request) -> String {
         if name == reqwest::header::AUTHORIZATION {
             parts.push("\"authorization: Bearer $VIDPLAT_API_KEY\"".to_owned());
         } else {
-            parts.push(quote(&format!("{name}: {}", value.to_str().unwrap_or_default())));
+            parts.push(shell_word(
+                &[name.as_str().as_bytes(), b": ", value.as_bytes()].concat(),
+            ));
         }
     }
     if let Some(body) = request.body().and_then(|b| b.as_bytes()) {
@@ -519,6 +522,29 @@ pub fn curl(request: &reqwest::Request) -> String {
 /// `text` in single quotes for a POSIX shell.
 fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// `bytes` as one shell word that passes them exactly: in single quotes when
+/// they are UTF-8 text without control characters, else in `$'…'` with
+/// `\xNN` escapes (bash, zsh and ksh read it; a header value may hold any
+/// byte but a line break).
+fn shell_word(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) if !text.chars().any(char::is_control) => quote(text),
+        _ => {
+            let mut word = String::from("$'");
+            for &byte in bytes {
+                match byte {
+                    b'\\' => word.push_str("\\\\"),
+                    b'\'' => word.push_str("\\'"),
+                    0x20..=0x7e => word.push(char::from(byte)),
+                    _ => word.push_str(&format!("\\x{byte:02x}")),
+                }
+            }
+            word.push('\'');
+            word
+        }
+    }
 }
 
 #[cfg(test)]
@@ -569,6 +595,27 @@ mod tests {
     fn the_depth_counts_brackets_outside_quoted_text() {
         assert_eq!(bracket_depth(br#"{"a": "[[[[\"{{", "b": [1, {"c": 'x[]'}]}"#), 3);
         assert_eq!(bracket_depth(b"a:\n  b: 1\n"), 0);
+    }
+
+    /// The printed word, run by a shell, gives back the header's bytes exactly
+    /// (UTF-8 text, or bytes that are not), not an empty value.
+    #[cfg(unix)]
+    #[test]
+    fn a_header_beyond_ascii_passes_through_the_shell_byte_for_byte() {
+        let cases: [&[u8]; 3] = [
+            "x-vms-client-referer: https://例え.jp/ページ".as_bytes(),
+            b"x-a: \xff\xfe it's a \\ end",
+            b"x-b: plain",
+        ];
+        for bytes in cases {
+            let word = shell_word(bytes);
+            let printed = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!("printf %s {word}"))
+                .output()
+                .expect("bash runs");
+            assert_eq!(printed.stdout, bytes, "{word}");
+        }
     }
 
     #[test]

@@ -1043,6 +1043,54 @@ async fn sim_scenario_sets_up_a_hard_case_in_the_background_simulator() {
     );
 }
 
+/// The simulator's settings reach the background process: under `--updates
+/// keep` a partial update is taken, and `--analytics-per-month 1` spends the
+/// month in one call.
+#[tokio::test]
+async fn sim_passes_its_settings_to_the_background_simulator() {
+    let cli = Cli::start().await;
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidplat"));
+    command
+        .args([
+            "sim",
+            "--print-env",
+            "--fast",
+            "--updates",
+            "keep",
+            "--analytics-per-month",
+            "1",
+            "--seed",
+            "11",
+        ])
+        .env_clear();
+    let printed = cli.run_with(command, "").await;
+    let sim = printed
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("export VIDPLAT_SIM_PID="))
+        .and_then(|p| p.parse().ok())
+        .map(Background)
+        .unwrap_or_else(|| panic!("a PID line: {printed:?}"));
+    let run = |command: &str| after_exports(&printed.stdout, command, cli.config_dir.path());
+    let registered = cli
+        .run_with(
+            run("encoder register-preset --name p --destination vms5:// --format MP4 --output-filename x -o json"),
+            "",
+        )
+        .await;
+    assert_eq!(registered.code, 0, "{registered:?}");
+    let updated = cli
+        .run_with(run("encoder update-preset --preset-id 1 --description d"), "")
+        .await;
+    assert_eq!(updated.code, 0, "--updates keep takes a partial update: {updated:?}");
+    let first = cli.run_with(run("analytics cloud-by-region -o json"), "").await;
+    assert_eq!(first.code, 0, "{first:?}");
+    let second = cli.run_with(run("analytics cloud-by-region -o json"), "").await;
+    sim.stop();
+    assert_ne!(second.code, 0, "the month's one call is spent: {second:?}");
+    assert!(second.stderr.contains("month"), "{second:?}");
+}
+
 #[tokio::test]
 async fn wait_task_import_ends_ready_with_exit_0_and_failed_with_exit_4() {
     let cli = Cli::start().await;

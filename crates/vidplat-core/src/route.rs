@@ -127,7 +127,8 @@ pub(crate) struct Route {
 
 /// The route overrides of one service, checked once: each names an operation
 /// of the service, its template is well formed and has exactly the
-/// operation's path parameters, and no operation is overridden twice.
+/// operation's path parameters, it keeps the method of a route the documents
+/// show, and no operation is overridden twice.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Routes {
     by_operation: HashMap<&'static str, Route>,
@@ -153,6 +154,15 @@ impl Routes {
                     "template `{template}` has parameters {:?}, the operation has {:?}",
                     template.params(),
                     default.params()
+                )));
+            }
+            // The documents state the method of a route they show: only a route
+            // the YAML assumes may be sent with another (a DELETE in place of
+            // a GET would be another operation, under the first's name).
+            if *method != op.method && !op.route_assumed {
+                return Err(invalid(format!(
+                    "the documents give it the method {}, not {method}; only a route the YAML assumes may change its method",
+                    op.method
                 )));
             }
             let route = Route {

@@ -269,7 +269,7 @@ async fn no_value_can_move_the_request_off_the_base_url_or_its_path() {
 async fn reroutes_with_its_parameters() {
     let script = Scripted::new(&[answer(200).body("{}")]);
     let rt = runtime(&script)
-        .route("get_task", Method::Post, "/v2/task/{task-id}/show")
+        .route("get_task", Method::Get, "/v2/task/{task-id}/show")
         .build()
         .unwrap();
     rt.request(row("get_task"))
@@ -281,11 +281,11 @@ async fn reroutes_with_its_parameters() {
         .await
         .unwrap();
     let sent = script.sent.lock().unwrap();
-    assert_eq!(sent[0].0, reqwest::Method::POST);
+    assert_eq!(sent[0].0, reqwest::Method::GET);
     assert_eq!(sent[0].1, "http://127.0.0.1:9/base/v2/task/7/show?x=1");
     assert_eq!(
         rt.route_of("get_task"),
-        Some((Method::Post, "/v2/task/{task-id}/show".into()))
+        Some((Method::Get, "/v2/task/{task-id}/show".into()))
     );
 }
 

@@ -337,7 +337,7 @@ fn get_task(c: &mut Criterion) {
     println!(
         "get_task paired: vidplat {sdk_median:.1} us/call, raw_reqwest {raw_median:.1} us/call (medians over blocks); \
          vidplat / raw_reqwest = {median:.3} (median of {blocks} blocks of {calls}+{calls} calls; \
-         quartiles {low:.3}..{high:.3}; target <= 1.02, issue 16)"
+         quartiles {low:.3}..{high:.3}; target <= 1.02)"
     );
 }
 

@@ -323,8 +323,9 @@ impl ClientBuilder {
     /// Sends an operation with another method and path template, e.g. when the
     /// real route of an operation the documents do not show differs from the
     /// YAML's assumption. Checked in [`ClientBuilder::build`]: the operation must
-    /// exist, the template must have exactly its path parameters, and an
-    /// operation may be overridden once.
+    /// exist, the template must have exactly its path parameters, the method
+    /// may differ only for a route the YAML assumes (one the documents show
+    /// keeps its method), and an operation may be overridden once.
     pub fn route(mut self, operation_id: impl Into<String>, method: Method, template: impl Into<String>) -> Self {
         self.routes.push((operation_id.into(), method, template.into()));
         self

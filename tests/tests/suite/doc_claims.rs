@@ -67,3 +67,42 @@ fn the_readme_quotes_no_benchmark_figure() {
     assert!(quoted.is_empty(), "figures quoted: {quoted:#?}");
     assert!(readme.contains("[`BENCHMARKS.md`](BENCHMARKS.md)"));
 }
+
+/// Code and docs name behaviours, not the tickets that asked for them: a
+/// ticket number means nothing to a reader of the repository.
+#[test]
+fn no_page_or_source_names_a_ticket_number() {
+    let root = vidplat_tests::repo_root();
+    let mut pages = documentation();
+    pages.push(root.join("BENCHMARKS.md"));
+    for dir in ["tests/tests", "tests/src", "xtask/src", "crates/vidplat/benches"] {
+        let mut found = Vec::new();
+        collect(&root.join(dir), &mut found);
+        pages.extend(found);
+    }
+    fn collect(dir: &Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("a readable directory") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                collect(&path, found);
+            } else if path.extension().is_some_and(|extension| extension == "rs") {
+                found.push(path);
+            }
+        }
+    }
+    let word = ["iss", "ue "].concat();
+    let mut named = Vec::new();
+    for path in pages {
+        let text = std::fs::read_to_string(&path).expect("a readable file");
+        for (number, line) in text.lines().enumerate() {
+            let lower = line.to_lowercase();
+            let ticket = lower
+                .match_indices(&word)
+                .any(|(at, _)| lower[at + word.len()..].starts_with(|c: char| c.is_ascii_digit()));
+            if ticket {
+                named.push(format!("{}:{}", path.display(), number + 1));
+            }
+        }
+    }
+    assert!(named.is_empty(), "ticket numbers: {named:#?}");
+}

@@ -423,7 +423,7 @@ fn readme_rust_examples_are_not_ignored() {
         ignored,
         [(
             root.join("README.md"),
-            r#"// Cargo.toml: vidplat = { version = "0.1", features = ["metrics"] },"#.to_owned()
+            r#"// Cargo.toml: vidplat = { path = "…/crates/vidplat", features = ["metrics"] },"#.to_owned()
         )],
         "only the metrics exporter wiring is ignored"
     );

@@ -51,6 +51,22 @@ fn route_overrides_are_checked_at_build_time() {
         .route("update_preset", Method::Patch, "/v1/presets/{preset-id}/settings")
         .build();
     assert!(fine.is_ok());
+    // A route the documents show keeps its method: `get-task` never sends a DELETE.
+    let deleting = Client::builder()
+        .encoder_url("http://127.0.0.1:1")
+        .route("get_task", Method::Delete, "/v1/tasks/{task-id}")
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        deleting.to_string(),
+        "client configuration: route for `get_task`: the documents give it the method GET, not DELETE; \
+         only a route the YAML assumes may change its method"
+    );
+    let moved = Client::builder()
+        .encoder_url("http://127.0.0.1:1")
+        .route("get_task", Method::Get, "/proxy/v1/tasks/{task-id}")
+        .build();
+    assert!(moved.is_ok(), "a documented route may move, keeping its method");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! What no server may achieve, whatever it answers: issue 12's points 1–11,
+//! What no server may achieve, whatever it answers, point by point,
 //! each played by a hostile or broken server on 127.0.0.1 (or a scripted
 //! transport under paused time where waits are involved).
 
@@ -31,7 +31,7 @@ async fn bystander() -> MockServer {
 /// target or method, so the key, the method and the body go nowhere else; the
 /// 3xx is an `Api` error carrying the `Location`.
 #[tokio::test]
-async fn p1_no_redirect_is_followed_and_the_key_goes_nowhere_else() {
+async fn no_redirect_is_followed_and_the_key_goes_nowhere_else() {
     let third = bystander().await;
     let second = MockServer::start().await;
     Mock::given(any_request())
@@ -69,7 +69,7 @@ async fn p1_no_redirect_is_followed_and_the_key_goes_nowhere_else() {
 
 /// 3. No panic, whatever the size or form of `Retry-After`, and `Duration::MAX` timeouts.
 #[tokio::test]
-async fn p3_huge_timeouts_and_retry_afters_of_any_form_end_in_an_error_or_a_clamped_wait() {
+async fn huge_timeouts_and_retry_afters_of_any_form_end_in_an_error_or_a_clamped_wait() {
     let in_the_far_future = "Fri, 31 Dec 9999 23:59:59 GMT";
     for retry_after in [
         "18446744073709551615",
@@ -179,7 +179,7 @@ proptest! {
 
     /// 3. Any status × headers × body: no panic, and the call ends within its deadline.
     #[test]
-    fn p3_no_answer_panics_and_every_call_ends_within_its_deadline(
+    fn no_answer_panics_and_every_call_ends_within_its_deadline(
         status in prop_oneof![Just(200u16), Just(302), Just(404), Just(429), Just(503), 100u16..=999],
         headers in headers(),
         body in body(),
@@ -269,7 +269,7 @@ async fn get_task_capped(uri: &str, cap: u64) -> Error {
 /// server is cut off long before its end); an announced length past the cap
 /// is refused before reading; the default cap holds a 20 MiB page.
 #[tokio::test]
-async fn p4_a_body_past_the_cap_is_refused_while_streaming() {
+async fn a_body_past_the_cap_is_refused_while_streaming() {
     const MIB: usize = 1024 * 1024;
     let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
     let (uri, written) = streaming_server(head, 64 * 1024, 256 * MIB).await;
@@ -303,7 +303,7 @@ async fn p4_a_body_past_the_cap_is_refused_while_streaming() {
 /// 5. One deadline also bounds the reading of the body: a server that sends
 /// its head and then dribbles the body meets the total timeout.
 #[tokio::test]
-async fn p5_the_total_timeout_bounds_reading_the_body() {
+async fn the_total_timeout_bounds_reading_the_body() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let uri = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move {
@@ -345,7 +345,7 @@ async fn p5_the_total_timeout_bounds_reading_the_body() {
 /// `Debug`; decode and error excerpts hide the key and secret members and
 /// escape control characters.
 #[tokio::test]
-async fn p7_secrets_are_never_printed() {
+async fn secrets_are_never_printed() {
     use vidplat::vms::types;
     let page = types::ViewingPage::builder().signing_key(Some("0123456789abcdef0123456789abcdef".to_owned()));
     let registration = types::ViewingPageRegistration {
@@ -405,7 +405,7 @@ async fn p7_secrets_are_never_printed() {
 /// 8. A DELETE retried after an attempt that may have reached the server, whose
 /// retry finds nothing, is `AlreadyDeleted`, not a plain not-found.
 #[tokio::test]
-async fn p8_a_deletion_that_happened_is_not_a_plain_not_found() {
+async fn a_deletion_that_happened_is_not_a_plain_not_found() {
     let server = MockServer::start().await;
     Mock::given(method("DELETE"))
         .respond_with(ResponseTemplate::new(503))
@@ -443,7 +443,7 @@ async fn p8_a_deletion_that_happened_is_not_a_plain_not_found() {
 
 /// 9. `is_retryable` knows the method and whether the request may have arrived.
 #[tokio::test]
-async fn p9_is_retryable_never_advises_duplicating_work() {
+async fn is_retryable_never_advises_duplicating_work() {
     let slow = ResponseTemplate::new(200)
         .set_delay(Duration::from_secs(5))
         .set_body_json(json!({"id": 1}));
@@ -490,7 +490,7 @@ async fn p9_is_retryable_never_advises_duplicating_work() {
 
 /// 10. Invalid UTF-8 inside a JSON error body does not lose the code.
 #[tokio::test]
-async fn p10_invalid_utf8_in_an_error_body_keeps_the_code() {
+async fn invalid_utf8_in_an_error_body_keeps_the_code() {
     let body = b"{\"code\":\"MODEL_NOT_FOUND\",\"message\":\"caf\xe9 \xff not found\"}".to_vec();
     let wire = Wire::with(ResponseTemplate::new(404).set_body_raw(body, "application/json")).await;
     let error = wire.encoder().get_task().task_id(TASK).call().await.unwrap_err();
@@ -504,7 +504,7 @@ async fn p10_invalid_utf8_in_an_error_body_keeps_the_code() {
 
 /// 11. An error dressed as success is an `Api` error, not an empty success.
 #[tokio::test]
-async fn p11_an_error_body_under_a_200_is_an_error() {
+async fn an_error_body_under_a_200_is_an_error() {
     let wire = Wire::ok(json!({"code": "UNKNOWN_ERROR", "message": "database unavailable"})).await;
     let error = wire.vms().list_labels().call().await.unwrap_err();
     let Error::Api(api) = &error else { panic!("{error:?}") };
@@ -519,13 +519,13 @@ async fn p11_an_error_body_under_a_200_is_an_error() {
 /// one after the other: a test that watches what they trace runs them
 /// (`observability`).
 pub(crate) fn every_case() {
-    p1_no_redirect_is_followed_and_the_key_goes_nowhere_else();
-    p3_huge_timeouts_and_retry_afters_of_any_form_end_in_an_error_or_a_clamped_wait();
-    p4_a_body_past_the_cap_is_refused_while_streaming();
-    p5_the_total_timeout_bounds_reading_the_body();
-    p7_secrets_are_never_printed();
-    p8_a_deletion_that_happened_is_not_a_plain_not_found();
-    p9_is_retryable_never_advises_duplicating_work();
-    p10_invalid_utf8_in_an_error_body_keeps_the_code();
-    p11_an_error_body_under_a_200_is_an_error();
+    no_redirect_is_followed_and_the_key_goes_nowhere_else();
+    huge_timeouts_and_retry_afters_of_any_form_end_in_an_error_or_a_clamped_wait();
+    a_body_past_the_cap_is_refused_while_streaming();
+    the_total_timeout_bounds_reading_the_body();
+    secrets_are_never_printed();
+    a_deletion_that_happened_is_not_a_plain_not_found();
+    is_retryable_never_advises_duplicating_work();
+    invalid_utf8_in_an_error_body_keeps_the_code();
+    an_error_body_under_a_200_is_an_error();
 }

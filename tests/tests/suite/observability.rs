@@ -1,4 +1,4 @@
-//! What an operator sees (issue 28): the spans of a call in OpenTelemetry's
+//! What an operator sees: the spans of a call in OpenTelemetry's
 //! terms and that none of them holds a secret, the `traceparent` header,
 //! every measurement's name, unit and labels, and the idle-body timeout
 //! against a local server that stalls.
