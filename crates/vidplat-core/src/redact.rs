@@ -46,9 +46,10 @@ impl Redactor {
     pub fn text<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let mut text = Cow::Borrowed(text);
         if let Some(key) = &self.api_key {
-            let key = key.expose_secret();
-            if text.contains(key) {
-                text = Cow::Owned(text.replace(key, REDACTED));
+            for form in key_forms(key.expose_secret()) {
+                if text.contains(form.as_str()) {
+                    text = Cow::Owned(text.replace(form.as_str(), REDACTED));
+                }
             }
         }
         if let Some(redacted) = redact_members(&text, self.secret_members) {
@@ -233,15 +234,14 @@ fn redact_members(text: &str, members: &[&str]) -> Option<String> {
         };
         let secret = members.iter().any(|m| unescaped(&text[open + 1..name_end]) == *m);
         let Some(contents) = value.strip_prefix('"') else {
-            // A number where a secret belongs is shown no more than a string.
-            let scalar = value
-                .find([',', '}', ']', ' ', '\n', '\r', '\t'])
-                .unwrap_or(value.len());
-            if secret && value.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+            // A number, a boolean, an object or an array where a secret
+            // belongs is shown no more than a string: the whole value goes
+            // (`null` holds nothing to hide).
+            if secret && !value.is_empty() && !value.starts_with("null") {
                 let value_start = text.len() - value.len();
                 out.push_str(&text[copied..value_start]);
                 out.push_str(REDACTED);
-                copied = value_start + scalar;
+                copied = value_start + value_len(value);
                 at = copied;
             }
             continue;
@@ -265,6 +265,64 @@ fn redact_members(text: &str, members: &[&str]) -> Option<String> {
     }
     out.push_str(&text[copied..]);
     Some(out)
+}
+
+/// The forms a key takes in what a server writes: as it is, JSON-escaped
+/// (`\/` for `/`), and percent-encoded (upper- and lower-case hex).
+fn key_forms(key: &str) -> Vec<String> {
+    let encoded = percent_encoding::utf8_percent_encode(key, percent_encoding::NON_ALPHANUMERIC).to_string();
+    let mut lower = String::with_capacity(encoded.len());
+    let mut hex_left = 0;
+    for c in encoded.chars() {
+        match c {
+            '%' => {
+                hex_left = 2;
+                lower.push(c);
+            }
+            _ if hex_left > 0 => {
+                hex_left -= 1;
+                lower.push(c.to_ascii_lowercase());
+            }
+            _ => lower.push(c),
+        }
+    }
+    let mut forms = vec![key.to_owned(), key.replace('/', "\\/"), encoded, lower];
+    forms.sort();
+    forms.dedup();
+    // The longest first: a shorter form inside a longer one is replaced with it.
+    forms.sort_by_key(|form| std::cmp::Reverse(form.len()));
+    forms
+}
+
+/// The length of the JSON value at the start of `value` (an object or an
+/// array with what it holds, a string, or a scalar up to its delimiter).
+fn value_len(value: &str) -> usize {
+    let bytes = value.as_bytes();
+    match bytes.first() {
+        Some(b'"') => (1 + string_end(&value[1..]) + 1).min(value.len()),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            let mut i = 0;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'"' => i += 1 + string_end(&value[i + 1..]),
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return i + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            value.len()
+        }
+        _ => value
+            .find([',', '}', ']', ' ', '\n', '\r', '\t'])
+            .unwrap_or(value.len()),
+    }
 }
 
 /// A JSON string's contents with its escapes read (an invalid escape is kept as written).

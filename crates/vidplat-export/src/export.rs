@@ -9,6 +9,8 @@ use crate::state::{ExportState, StateError};
 use chrono::{DateTime, Datelike as _, FixedOffset, NaiveDate, TimeZone as _};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
 use vidplat::Error;
@@ -46,6 +48,8 @@ pub struct Export<R: Report> {
     state: Option<PathBuf>,
     #[cfg(feature = "redis")]
     shared: Option<vidplat_redis::RedisQuota>,
+    #[cfg(feature = "redis")]
+    shared_chunk_lease: Duration,
     max_pages_per_chunk: u64,
     page_rows: Option<u64>,
     fetched_at: Option<DateTime<FixedOffset>>,
@@ -230,13 +234,16 @@ struct Shared {
     work: vidplat_redis::SharedWork,
     plan: vidplat_redis::AgreedPlan,
     chunks: Vec<Chunk>,
+    lease: Duration,
 }
 
-/// A chunk claimed by this worker; its lease is renewed until it is dropped.
+/// A chunk claimed by this worker; its lease is renewed until it is dropped,
+/// and `held` turns false when a renewal fails.
 #[cfg(feature = "redis")]
 struct Claim {
     token: vidplat_redis::WorkToken,
     renewal: tokio::task::JoinHandle<()>,
+    held: Arc<AtomicBool>,
 }
 
 #[cfg(feature = "redis")]
@@ -252,23 +259,26 @@ impl Shared {
     async fn claim(&self, item: usize) -> Result<Option<Claim>, ExportError> {
         let claimed = self
             .work
-            .claim(&self.plan, item, SHARED_CHUNK_LEASE)
+            .claim(&self.plan, item, self.lease)
             .await
             .map_err(|e| StateError::Shared(e.to_string()))?;
         let vidplat_redis::WorkClaim::Claimed(token) = claimed else {
             return Ok(None);
         };
-        let (work, renewed) = (self.work.clone(), token.clone());
+        let (work, renewed, lease) = (self.work.clone(), token.clone(), self.lease);
+        let held = Arc::new(AtomicBool::new(true));
+        let lost = held.clone();
         let renewal = tokio::spawn(async move {
             loop {
-                tokio::time::sleep(SHARED_CHUNK_LEASE / 3).await;
-                if !matches!(work.renew(&renewed, SHARED_CHUNK_LEASE).await, Ok(true)) {
-                    tracing::warn!(target: "vidplat::export", "the claim on a chunk could not be renewed");
+                tokio::time::sleep(lease / 3).await;
+                if !matches!(work.renew(&renewed, lease).await, Ok(true)) {
+                    tracing::warn!(target: "vidplat::export", "the claim on a chunk could not be renewed: the chunk stops");
+                    lost.store(false, Ordering::SeqCst);
                     break;
                 }
             }
         });
-        Ok(Some(Claim { token, renewal }))
+        Ok(Some(Claim { token, renewal, held }))
     }
 
     /// Records a claimed chunk's partitions and ends the claim, or gives the
@@ -309,6 +319,8 @@ enum ChunkEnd {
     Done(Vec<Partition>),
     TooSlow(String),
     Quota(Quota, Option<Duration>, String),
+    /// The claim on a shared chunk was lost: nothing of it was committed.
+    ClaimLost,
 }
 
 impl<R: Report> Export<R> {
@@ -322,6 +334,8 @@ impl<R: Report> Export<R> {
             state: None,
             #[cfg(feature = "redis")]
             shared: None,
+            #[cfg(feature = "redis")]
+            shared_chunk_lease: SHARED_CHUNK_LEASE,
             max_pages_per_chunk: DEFAULT_MAX_PAGES_PER_CHUNK,
             page_rows: R::INFO.default_page_rows,
             fetched_at: None,
@@ -371,6 +385,17 @@ impl<R: Report> Export<R> {
     #[cfg(feature = "redis")]
     pub fn shared_state(mut self, store: vidplat_redis::RedisQuota) -> Self {
         self.shared = Some(store);
+        self
+    }
+
+    /// How long a worker of a shared export holds a chunk without renewing
+    /// its claim (default [`SHARED_CHUNK_LEASE`]; at least a second). The claim
+    /// is renewed every third of it; when a renewal fails, the chunk stops
+    /// and nothing of it is committed ([`Summary::failed`] says so), since
+    /// another worker may take it once the lease has run out.
+    #[cfg(feature = "redis")]
+    pub fn shared_chunk_lease(mut self, lease: Duration) -> Self {
+        self.shared_chunk_lease = lease.max(Duration::from_secs(1));
         self
     }
 
@@ -464,10 +489,24 @@ impl<R: Report> Export<R> {
                 Ok(Chunk { period })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        // Each day at most once: a plan repeating a chunk would cost a call a repeat.
+        let mut by_day: Vec<&Chunk> = chunks.iter().collect();
+        by_day.sort_by_key(|chunk| chunk.period.first());
+        if let Some(pair) = by_day
+            .windows(2)
+            .find(|pair| pair[1].period.first() <= pair[0].period.last())
+        {
+            return Err(ExportError::Invalid(format!(
+                "the shared plan in Redis has chunks that overlap ({} and {}): a plan names each day once",
+                pair[0].period.first(),
+                pair[1].period.first()
+            )));
+        }
         Ok(Shared {
             work: work.clone(),
             plan,
             chunks,
+            lease: self.shared_chunk_lease,
         })
     }
 
@@ -534,11 +573,16 @@ impl<R: Report> Export<R> {
                 },
                 None => None,
             };
+            #[cfg(feature = "redis")]
+            let held = claim
+                .as_ref()
+                .map_or_else(|| Arc::new(AtomicBool::new(true)), |c| c.held.clone());
             #[cfg(not(feature = "redis"))]
-            let _ = item;
+            let (held, _) = (Arc::new(AtomicBool::new(true)), item);
             // A 408 halves a chunk in place: its halves are read before the next chunk.
             let mut queue = VecDeque::from([chunk]);
             let mut finished: Vec<(Partition, String)> = Vec::new();
+            let mut lost = false;
             while let Some(chunk) = queue.pop_front() {
                 if let Some(pause) = self.reserve_reached().await {
                     summary.paused = Some(pause);
@@ -546,7 +590,7 @@ impl<R: Report> Export<R> {
                 }
                 self.progress.send_modify(|p| p.chunk = Some(chunk));
                 let fetched_at = self.fetched_at.unwrap_or_else(now_in_japan);
-                match self.fetch(chunk, fetched_at, &mut sink, &mut summary).await? {
+                match self.fetch(chunk, fetched_at, &held, &mut sink, &mut summary).await? {
                     ChunkEnd::Done(partitions) => {
                         let stamp = fetched_at.to_rfc3339();
                         for partition in &partitions {
@@ -575,6 +619,16 @@ impl<R: Report> Export<R> {
                             }
                         }
                     }
+                    ChunkEnd::ClaimLost => {
+                        summary.failed.push(FailedChunk {
+                            chunk,
+                            reason: "the claim on the chunk could not be renewed: it stopped uncommitted, and \
+                                     another worker may take it (or the next run)"
+                                .to_owned(),
+                        });
+                        lost = true;
+                        break;
+                    }
                     ChunkEnd::Quota(quota, retry_after, reason) => {
                         let resume_at = match (quota, retry_after) {
                             (_, Some(after)) => chrono::Duration::from_std(after)
@@ -592,12 +646,13 @@ impl<R: Report> Export<R> {
                     }
                 }
             }
+            // A lost claim is not settled: its end is another worker's.
             #[cfg(feature = "redis")]
-            if let (Some(shared), Some(claim)) = (&shared, claim) {
+            if let (Some(shared), Some(claim), false) = (&shared, claim, lost) {
                 shared.settle(claim, items, summary.paused.is_some(), &finished).await?;
             }
             #[cfg(not(feature = "redis"))]
-            let _ = finished;
+            let _ = (finished, lost);
             if summary.paused.is_some() {
                 break;
             }
@@ -618,10 +673,13 @@ impl<R: Report> Export<R> {
     }
 
     /// Reads one chunk, page after page, into its partitions; commits them at its end.
+    /// `held` turns false when the chunk's shared claim is lost: the chunk
+    /// stops before its next page, and before its commit.
     async fn fetch<S: RowSink>(
         &self,
         chunk: Chunk,
         fetched_at: DateTime<FixedOffset>,
+        held: &AtomicBool,
         sink: &mut S,
         summary: &mut Summary,
     ) -> Result<ChunkEnd, ExportError> {
@@ -655,6 +713,9 @@ impl<R: Report> Export<R> {
         let mut position = request.first_page();
         let call_error = |source: Error| ExportError::Call { chunk, source };
         for _ in 0..self.max_pages_per_chunk {
+            if !held.load(Ordering::SeqCst) {
+                return Ok(ChunkEnd::ClaimLost);
+            }
             summary.calls += 1;
             self.progress.send_modify(|p| p.calls += 1);
             let page = match position {
@@ -706,6 +767,10 @@ impl<R: Report> Export<R> {
             self.progress.send_modify(|p| p.rows += received as u64);
             let next = position.filter(|_| received > 0 && rows.truncated() == Some(true));
             let Some(at) = next else {
+                // Renewed within a third of the lease, the claim still holds while this commits.
+                if !held.load(Ordering::SeqCst) {
+                    return Ok(ChunkEnd::ClaimLost);
+                }
                 for (partition, writer) in open {
                     writer
                         .commit()

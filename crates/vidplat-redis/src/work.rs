@@ -153,14 +153,37 @@ impl SharedWork {
 
     /// The records every finished item left, in all plans so far (a later
     /// plan is made from them): `(name, value)` pairs.
+    /// Read a page at a time (`HSCAN`), each reply well inside the client's
+    /// bound on reply values, so that any number of records can be read; in
+    /// name order.
     pub async fn records(&self) -> Result<Vec<(String, String)>, SharedWorkError> {
-        let flat: Vec<String> = self.store.run(&RECORDS, &[self.records.as_str()], &[], None).await?;
-        let mut pairs = Vec::with_capacity(flat.len() / 2);
-        let mut values = flat.into_iter();
-        while let (Some(name), Some(value)) = (values.next(), values.next()) {
-            pairs.push((name, value));
+        let mut records = std::collections::BTreeMap::new();
+        let mut cursor = "0".to_owned();
+        for _ in 0..MAX_RECORD_PAGES {
+            let page: Vec<String> = self
+                .store
+                .run(
+                    &RECORDS_PAGE,
+                    &[self.records.as_str()],
+                    std::slice::from_ref(&cursor),
+                    None,
+                )
+                .await?;
+            let mut values = page.into_iter();
+            cursor = values.next().unwrap_or_else(|| "0".to_owned());
+            // HSCAN may return a record twice: the map keeps one.
+            while let (Some(name), Some(value)) = (values.next(), values.next()) {
+                records.insert(name, value);
+            }
+            if cursor == "0" {
+                return Ok(records.into_iter().collect());
+            }
         }
-        Ok(pairs)
+        Err(RedisError::UnexpectedAnswer {
+            script: "records",
+            answer: format!("no last page within {MAX_RECORD_PAGES} pages"),
+        }
+        .into())
     }
 
     /// Claims item `item` of the plan for `lease`, unless another worker holds it or finished it.
@@ -267,7 +290,21 @@ return ARGV[1]
 });
 
 /// KEYS: records. Every record, name then value.
-static RECORDS: LazyLock<LuaScript> = LazyLock::new(|| LuaScript::new("return redis.call('HGETALL', KEYS[1])"));
+/// KEYS: records. ARGV: cursor. The next cursor, then up to about 100 records as name, value.
+static RECORDS_PAGE: LazyLock<LuaScript> = LazyLock::new(|| {
+    LuaScript::new(
+        r#"
+local page = redis.call('HSCAN', KEYS[1], ARGV[1], 'COUNT', 100)
+local out = {page[1]}
+for _, value in ipairs(page[2]) do out[#out + 1] = value end
+return out
+"#,
+    )
+});
+
+/// Pages `records` reads at most (about 100 records each): far past any
+/// export's partitions, and an end to a store that never says the last.
+const MAX_RECORD_PAGES: usize = 100_000;
 
 /// KEYS: done, claim. ARGV: item, token, lease (ms). 0 claimed, 1 taken, 2 done.
 static CLAIM: LazyLock<LuaScript> = LazyLock::new(|| {

@@ -82,7 +82,8 @@ const DROPPED_RESPONSE_HEADERS: [&str; 4] = ["content-length", "transfer-encodin
 ///   and `set-cookie` are not kept.
 ///
 /// A response body is kept as text when it is UTF-8 (byte for byte when there
-/// was nothing to scrub), else in base64 (`body_base64`). A replay answers
+/// was nothing to scrub), else in base64 (`body_base64`), unless it held
+/// something to scrub: then as scrubbed text, its invalid bytes as U+FFFD. A replay answers
 /// with the scrubbed body: a recorded `signing_key` reads `[redacted]`.
 ///
 /// **Requests that depend on the day** (analytics periods computed from
@@ -648,7 +649,16 @@ impl Scrubber {
         let (body, body_base64) = match std::str::from_utf8(body) {
             Ok("") => (None, None),
             Ok(text) => (Some(self.text(text).into_owned()), None),
-            Err(_) => (None, Some(base64_encode(body))),
+            Err(_) => {
+                // Bytes that are not UTF-8 can still hold a key or a secret
+                // member: then the body is kept as scrubbed text (its invalid
+                // bytes become U+FFFD), else byte for byte.
+                let lossy = String::from_utf8_lossy(body);
+                match self.text(&lossy) {
+                    Cow::Owned(scrubbed) => (Some(scrubbed), None),
+                    Cow::Borrowed(_) => (None, Some(base64_encode(body))),
+                }
+            }
         };
         RecordedResponse {
             status,

@@ -270,6 +270,24 @@ async fn shared_work_has_one_plan_one_holder_per_item_and_a_lost_claim_records_n
     );
 }
 
+/// Any number of records is read (a page at a time): 600 finished
+/// partitions are 1,200 reply values, past the bound on one reply.
+#[tokio::test]
+async fn records_past_one_replys_bound_are_all_read() {
+    use vidplat_redis::{SharedWork, WorkClaim};
+    let Some(redis) = RedisServer::start() else { return };
+    let work = SharedWork::new(RedisQuota::new(&redis.url(), "many").unwrap(), "job");
+    let plan = work.agree_plan("one").await.unwrap();
+    let WorkClaim::Claimed(token) = work.claim(&plan, 0, Duration::from_secs(5)).await.unwrap() else {
+        panic!("item 0 is free")
+    };
+    let records: Vec<(String, String)> = (0..600)
+        .map(|n| (format!("date=2026-{n:04}"), format!("fetched-{n}")))
+        .collect();
+    assert!(work.finish(&token, 1, &records).await.unwrap());
+    assert_eq!(work.records().await.unwrap(), records);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_late_release_never_frees_another_holders_slot() {
     let Some(redis) = RedisServer::start() else { return };
@@ -785,6 +803,94 @@ async fn three_processes_split_one_export_through_its_shared_state_and_each_day_
     asked.dedup();
     assert_eq!((before, asked.len()), (6, 6), "{asked:?}");
     assert_eq!(sim.analytics_stats().refused(), 0, "no 429 from the server");
+}
+
+/// A shared plan naming a day twice (a hostile or broken Redis repeating one
+/// chunk thousands of times) is refused before any call: each repeat would
+/// cost a call of the month.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_plan_naming_a_day_twice_is_refused_before_any_call() {
+    use vidplat_export::ExportReport as _;
+    let Some(redis) = RedisServer::start() else { return };
+    let sim = Simulator::start_with(SimConfig::fast()).await.unwrap();
+    let client = sim.client().build().unwrap();
+    let last = vidplat::Period::today_in_japan() - chrono::Days::new(3);
+    let first = last - chrono::Days::new(2);
+    let repeated = format!("{first} {last}\n").repeat(2_700);
+    let work = vidplat_redis::SharedWork::new(
+        store(&redis, "plan", Duration::from_secs(5)),
+        &format!("export:cloud_viewing_history:{first}:{last}"),
+    );
+    assert_eq!(work.agree_plan(&repeated).await.unwrap().text, repeated);
+    let out = tempfile_dir("repeated-plan");
+    let refused = client
+        .analytics()
+        .unwrap()
+        .cloud_viewing_history()
+        .export(vidplat::Period::days(first, last).unwrap())
+        .shared_state(store(&redis, "plan", Duration::from_secs(5)))
+        .run(vidplat_export::Files::new(&out, vidplat_export::Format::Csv))
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("overlap"), "{refused}");
+    assert_eq!(sim.journal(), [], "no call");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A worker of a shared export whose claim on a chunk cannot be renewed
+/// (Redis gone mid-chunk) stops the chunk without committing anything and
+/// says so: once the lease has run out another worker may write the same
+/// partition, and two writers must never meet in one file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_chunk_whose_claim_is_not_renewed_stops_uncommitted() {
+    use vidplat_export::ExportReport as _;
+    let Some(mut redis) = RedisServer::start() else { return };
+    let sim = Simulator::start_with(SimConfig::fast()).await.unwrap();
+    // The chunk's one page answers late; its claim (a 1 s lease) is renewed every third of a second meanwhile.
+    sim.inject_fault(vidplat_sim::Fault {
+        delay_ms: 2_500,
+        outcome: vidplat_sim::FaultOutcome::Run,
+        ..vidplat_sim::Fault::operation("cloud_viewing_history")
+    })
+    .unwrap();
+    let client = sim.client().retry(RetryPolicy::never()).build().unwrap();
+    let day = vidplat::Period::today_in_japan() - chrono::Days::new(3);
+    let out = tempfile_dir("lost-claim");
+    let export = client
+        .analytics()
+        .unwrap()
+        .cloud_viewing_history()
+        .export(vidplat::Period::days(day, day).unwrap())
+        .shared_state(store(&redis, "lost", Duration::from_secs(5)))
+        .shared_chunk_lease(Duration::from_secs(1));
+    let files = vidplat_export::Files::new(&out, vidplat_export::Format::Csv);
+    let stop_redis = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        redis.stop();
+    };
+    let (summary, ()) = tokio::join!(export.run(files), stop_redis);
+    let summary = summary.expect("the run ends, reporting the chunk");
+    assert_eq!(
+        (summary.partitions, summary.chunks_done, summary.failed.len()),
+        (0, 0, 1),
+        "{summary:?}"
+    );
+    assert!(summary.failed[0].reason.contains("could not be renewed"), "{summary:?}");
+    fn files_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flat_map(|entry| {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    files_in(&path)
+                } else {
+                    vec![path]
+                }
+            })
+            .collect()
+    }
+    assert_eq!(files_in(&out), Vec::<std::path::PathBuf>::new(), "nothing committed");
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

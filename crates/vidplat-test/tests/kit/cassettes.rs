@@ -440,3 +440,80 @@ async fn an_answer_past_64_mib_reaches_the_live_run_unrecorded_and_is_named() {
     let saved = std::fs::read_to_string(&path.0).expect("the file");
     assert!(!saved.contains("xxxx"), "nothing of it recorded");
 }
+
+/// A server that answers each connection with the next of `answers` (the
+/// whole HTTP response, bytes as given), on 127.0.0.1.
+async fn answering(answers: Vec<Vec<u8>>) -> String {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        for answer in answers {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            let mut request = vec![0_u8; 64 * 1024];
+            let _ = tokio::time::timeout(Duration::from_secs(5), socket.read(&mut request)).await;
+            let _ = socket.write_all(&answer).await;
+            let _ = socket.shutdown().await;
+        }
+    });
+    format!("http://{address}")
+}
+
+fn http_answer(body: &[u8]) -> Vec<u8> {
+    let mut answer = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    answer.extend_from_slice(body);
+    answer
+}
+
+/// Whatever form a server writes the key or a secret member in (JSON-escaped,
+/// percent-encoded, inside a body that is not UTF-8, a secret that is no
+/// string), none of it reaches the cassette's file.
+#[tokio::test]
+async fn no_form_of_the_key_or_of_a_secret_reaches_the_file() {
+    let key = "k/ey+with/slash";
+    let escaped = r"k\/ey+with\/slash";
+    let encoded = "k%2Fey%2Bwith%2Fslash";
+    let json = format!(
+        r#"{{"echo": "{escaped}", "query": "key={encoded}", "signing_key": {{"a": "s3cr3t-object"}}, "password": 4242}}"#
+    );
+    let mut binary = b"\xff\xfe not text, yet it says ".to_vec();
+    binary.extend_from_slice(key.as_bytes());
+    binary.extend_from_slice(b" and ");
+    binary.extend_from_slice(encoded.to_lowercase().as_bytes());
+    let base = answering(vec![http_answer(json.as_bytes()), http_answer(&binary)]).await;
+    let path = TempPath::new("forms.json");
+    let cassette = Cassette::record(&path.0);
+    let transport = cassette.transport();
+    let http = crate::raw_http();
+    for _ in 0..2 {
+        let request = http
+            .get(format!("{base}/vms/v1/instant-pages"))
+            .bearer_auth(key)
+            .build()
+            .unwrap();
+        assert_eq!(transport.send(&http, request).await.unwrap().status(), 200);
+    }
+    cassette.finish();
+    let text = std::fs::read_to_string(&path.0).unwrap();
+    for secret in [
+        key,
+        escaped,
+        &escaped.replace('\\', "\\\\"),
+        encoded,
+        &encoded.to_lowercase(),
+        "s3cr3t",
+        "4242",
+    ] {
+        assert!(!text.contains(secret), "{secret} is stored: {text}");
+    }
+    assert!(
+        !text.contains("body_base64"),
+        "a body holding the key is not kept as bytes: {text}"
+    );
+}
