@@ -49930,7 +49930,7 @@ pub mod operations {
         vidplat_core::OperationHelp {
             description: "Registers a category. The name is hierarchical (levels separated by '/'), at most 302 characters. With `create_parents` true, missing parent categories are created and returned in `parents`; otherwise a missing parent gives PARENT_CATEGORY_NOT_FOUND. Returns the id and the created parents. Requires the category register permission.",
             arguments: &[
-                "When true, parent categories missing from the name's hierarchy are created. Default false [server default false]",
+                "When true, parent categories missing from the name's hierarchy are created. Default false",
                 "Hierarchical name (the sample separates levels with '/') [maxLength 302]",
             ],
             body_template: "# register-category: the request body (CategoryCreate). Every member, with its type, its rule and what the\n# documents do not show; delete what you do not send, then `--body @file.yaml`.\n# name (string; required; maxLength 302): Hierarchical name (the sample separates levels with '/').\n#   not shown in the documents: The conditions the category name must satisfy (characters, level separator, level count) are not shown.\nname: \"\"\n",
@@ -49958,7 +49958,7 @@ pub mod operations {
             description: "Renames the category (at most 302 characters). A category that has child categories cannot be renamed (CATEGORY_WITH_CHILDREN) unless `rename_children` is true, which renames the child categories too. A missing parent gives PARENT_CATEGORY_NOT_FOUND. Requires the category update permission.",
             arguments: &[
                 "Id of the category [format uuid]",
-                "When true, child categories are renamed too; required to rename a category that has children. Default false [server default false]",
+                "When true, child categories are renamed too; required to rename a category that has children. Default false",
                 "Hierarchical name (the sample separates levels with '/'). A category with child categories can be renamed only with rename_children true [maxLength 302]",
             ],
             body_template: "# update-category: the request body (CategoryUpdate). Every member, with its type, its rule and what the\n# documents do not show; delete what you do not send, then `--body @file.yaml`.\n# name (string; maxLength 302): Hierarchical name (the sample separates levels with '/'). A category with child categories can be renamed only with rename_children true.\n#   not shown in the documents: The conditions the category name must satisfy (characters, level separator, level count) are not shown.\nname: \"\"\n",
@@ -50190,7 +50190,7 @@ pub mod operations {
             description: "Returns the playback information of the content with the content forward policy and the streaming policy evaluated; the response contains at most one stream set. The returned name may differ from the requested one when the forward policy forwards to another content; an image forward returns `image_url`. `ss` selects a stream set by name and skips the streaming policy; `disable_cfp` skips the forward policy. The viewer is described by `x-vms-client-ip` (ignored when `x-vms-client-country` is given; with neither the viewer is judged to be in the home country), `x-vms-user-agent` (a PC when omitted) and `x-vms-client-referer`; `x-vms-date` evaluates the response as of that time. Video file URLs expire after the streaming policy's url_lifetime. A content that is not in a publishable state gives \"403 Forbidden or CONTENT_INVALID_STATUS\" (the document's words: whether the 403 carries that code, or the code comes with another status, is not shown); CONTENT_NOT_FOUND and STREAM_SET_NOT_FOUND are the other errors named for issuing a content URL. Requires the content viewing permission.",
             arguments: &[
                 "Name of the content. At most 200 characters of `0-9`, `a-z`, `A-Z`, `_` and `-` [maxLength 200, pattern ^[0-9a-zA-Z_-]+$]",
-                "When true, the content forward policy is skipped. Default false [server default false]",
+                "When true, the content forward policy is skipped. Default false",
                 "Name of the stream set to play. At most 200 characters of letters, digits, hyphen and underscore (stream set names match ^[0-9a-zA-Z-_]+$). When given, the streaming policy is not evaluated [maxLength 200, pattern ^[0-9a-zA-Z_-]+$]",
                 "Country of the viewer, an ISO 3166-1 two-letter code. When neither this nor `x-vms-client-ip` is given, the viewer is judged to be in the home country [minLength 2, maxLength 2]",
                 "IPv4 address of the viewer, for policy evaluation. Ignored when `x-vms-client-country` is given [format ipv4]",

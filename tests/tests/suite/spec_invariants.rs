@@ -373,3 +373,69 @@ fn assumed_permissions_are_marked_in_the_operation_table() {
         ]
     );
 }
+
+/// A parameter whose location the documents do not show declares no
+/// `default` (other languages' generators would send it on every call, where
+/// the service may not take it): its default is in `x-default`.
+#[test]
+fn a_parameter_of_an_assumed_location_declares_no_default() {
+    let mut assumed = Vec::new();
+    for service in SERVICES {
+        let spec = load_spec(service);
+        let mut parameters: Vec<&Value> = spec["components"]["parameters"]
+            .as_object()
+            .into_iter()
+            .flat_map(|all| all.values())
+            .collect();
+        for item in spec["paths"].as_object().unwrap().values() {
+            for op in item.as_object().unwrap().values() {
+                parameters.extend(op["parameters"].as_array().into_iter().flatten());
+            }
+        }
+        for parameter in parameters {
+            let gap = parameter["x-gap"].as_str().unwrap_or_default();
+            let location_unknown = gap.contains("location of") || gap.contains("query parameter or a header");
+            if !location_unknown {
+                continue;
+            }
+            let name = parameter["name"].as_str().unwrap_or_default();
+            assumed.push(name.to_owned());
+            assert!(
+                parameter["schema"].get("default").is_none(),
+                "{service} {name}: a default on an assumed location"
+            );
+        }
+    }
+    for name in ["create_parents", "rename_children", "disable_cfp"] {
+        assert!(assumed.iter().any(|found| found == name), "{name} among {assumed:?}");
+    }
+}
+
+/// Every extension the YAMLs use is defined in CONVENTIONS.md, and the two
+/// that carry an assumption (the zone of returned times, a row's span) have
+/// their `x-gap` saying so, which GAPS.md lists.
+#[test]
+fn every_extension_is_defined_and_the_assumed_ones_say_so() {
+    let root = vidplat_tests::repo_root();
+    let conventions = std::fs::read_to_string(root.join("openapi/CONVENTIONS.md")).unwrap();
+    let mut undefined = BTreeSet::new();
+    for service in SERVICES {
+        let text = std::fs::read_to_string(root.join(format!("openapi/{service}.yaml"))).unwrap();
+        for line in text.lines() {
+            let key = line.trim_start().split(':').next().unwrap_or_default();
+            let is_extension =
+                key.len() > 2 && key.starts_with("x-") && key[2..].chars().all(|c| c.is_ascii_lowercase() || c == '-');
+            if is_extension && !conventions.contains(&format!("`{key}")) {
+                undefined.insert(key.to_owned());
+            }
+        }
+    }
+    assert!(undefined.is_empty(), "not in CONVENTIONS.md: {undefined:?}");
+    let gaps = std::fs::read_to_string(root.join("GAPS.md")).unwrap();
+    for assumption in [
+        "marked x-japan-time, an assumption",
+        "assumes a row covers at most one day",
+    ] {
+        assert!(gaps.contains(assumption), "GAPS.md lacks: {assumption}");
+    }
+}

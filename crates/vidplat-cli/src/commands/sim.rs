@@ -70,6 +70,7 @@ pub fn define(command: Command) -> Command {
 }
 
 /// The flags passed on as they came when the simulator runs in a process of its own.
+#[cfg(feature = "sim")]
 const PASSED_ON: [&str; 4] = ["analytics-per-minute", "analytics-per-month", "seed", "updates"];
 
 /// The simulator's named scenarios (`month-quota-spent`, …).
