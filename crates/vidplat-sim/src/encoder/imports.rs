@@ -262,7 +262,7 @@ pub(super) async fn list_task_imports(State(service): State<Arc<Service>>) -> Js
     })
 }
 
-/// Import CSV file: the YAML records no permission for it (any valid key).
+/// Import CSV file: the task register permission, as the YAML assumes (the job registers tasks).
 pub(super) async fn import_tasks_csv(
     State(service): State<Arc<Service>>,
     body: Result<Bytes, BytesRejection>,

@@ -7,6 +7,7 @@ mod binary;
 mod encoder;
 mod faults;
 mod fixture;
+mod manual;
 mod server;
 mod vms;
 
