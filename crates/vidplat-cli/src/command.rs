@@ -209,6 +209,18 @@ pub fn operation(spec: CommandSpec) -> Command {
             );
         }
         fixed.push(
+            Arg::new("max-pages")
+                .long("max-pages")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u64).range(1..))
+                .help(if meta.rate_limited {
+                    "Stop --all after N pages, quietly [default: stop with an error past 100: each page is a call of the month's 50,000]"
+                } else {
+                    "Stop --all after N pages, quietly [default: stop with an error past 10,000]"
+                })
+                .help_heading("Paging"),
+        );
+        fixed.push(
             Arg::new("max-items")
                 .long("max-items")
                 .value_name("N")

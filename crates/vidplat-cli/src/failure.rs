@@ -185,6 +185,15 @@ fn sdk_kind(error: &Error) -> &'static str {
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // The SDK's words name its Rust method; a shell user has a flag.
+            Failure::Sdk(Error::Paging {
+                operation,
+                problem: vidplat::PagingProblem::TooManyPages { bound },
+                ..
+            }) => write!(
+                f,
+                "paging {operation}: more than {bound} pages, the default bound; --max-pages N reads up to N pages"
+            ),
             Failure::Sdk(error) => error.fmt(f),
             Failure::Invalid { field, rule } => write!(f, "invalid input, not sent: `{field}` {rule}"),
             Failure::Refused(problems) => {
@@ -240,5 +249,24 @@ impl From<vidplat::profile::ProfileError> for Failure {
 impl From<std::io::Error> for Failure {
     fn from(error: std::io::Error) -> Self {
         Failure::Output(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Past the default page bound, the command line names its own flag, not the SDK's method.
+    #[test]
+    fn too_many_pages_names_the_flag_that_raises_the_bound() {
+        let failure = Failure::Sdk(Error::Paging {
+            operation: "cloud_viewing_history",
+            pages: 101,
+            problem: vidplat::PagingProblem::TooManyPages { bound: 100 },
+        });
+        assert_eq!(
+            failure.to_string(),
+            "paging cloud_viewing_history: more than 100 pages, the default bound; --max-pages N reads up to N pages"
+        );
     }
 }

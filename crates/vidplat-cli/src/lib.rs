@@ -141,6 +141,7 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             all: spec.list() && flag(op_matches, "all"),
             prefetch: one::<u16>(op_matches, "prefetch").map_or(1, usize::from),
             max_items: one::<u64>(op_matches, "max-items").map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            max_pages: one::<u64>(op_matches, "max-pages").map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
             count_rows: io.stderr_terminal && !io.terminal,
             out: RefCell::new(&mut *io.stdout),
             notes: RefCell::new(Vec::new()),

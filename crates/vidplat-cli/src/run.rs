@@ -336,6 +336,8 @@ pub struct Runner<'a> {
     pub all: bool,
     pub prefetch: usize,
     pub max_items: Option<usize>,
+    /// `--max-pages`: a bound of the caller's instead of the paginator's default.
+    pub max_pages: Option<usize>,
     /// Count the rows of `--all` on stderr (a terminal, with stdout elsewhere).
     pub count_rows: bool,
     pub out: RefCell<&'a mut dyn Write>,
@@ -376,6 +378,9 @@ impl Runner<'_> {
         let out = || self.out.borrow_mut();
         let result = if self.all {
             let mut items = call.items().prefetch(self.prefetch).max_items(limit);
+            if let Some(pages) = self.max_pages {
+                items = items.max_pages(pages);
+            }
             let counter = crate::progress::RowCount::new(self.count_rows);
             let mut result = Ok(());
             while let Some(item) = items.next().await {

@@ -1840,6 +1840,29 @@ async fn every_list_prints_rows_says_when_it_stops_early_and_columns_shape_json(
         .run(&["encoder", "list-tasks", "--per-page", "1", "--all", "-o", "ndjson"])
         .await;
     assert_eq!((all.stdout.lines().count(), all.stderr.as_str()), (2, ""), "{all:?}");
+    // --max-pages bounds --all: one page of one row, and one call.
+    cli.sim.clear_journal();
+    let bounded = cli
+        .run(&[
+            "encoder",
+            "list-tasks",
+            "--per-page",
+            "1",
+            "--all",
+            "--max-pages",
+            "1",
+            "-o",
+            "ndjson",
+        ])
+        .await;
+    assert_eq!((bounded.code, bounded.stdout.lines().count()), (0, 1), "{bounded:?}");
+    let calls = cli
+        .sim
+        .journal()
+        .iter()
+        .filter(|r| r.operation == Some("list_tasks"))
+        .count();
+    assert_eq!(calls, 1);
 
     // A table shows the task's chosen columns (x-table-columns), not all 24.
     let table = cli.run(&["encoder", "list-tasks", "--all", "-o", "table"]).await;

@@ -194,6 +194,13 @@ where
         self
     }
 
+    /// As [`Pages::max_pages`]: the rows of at most this many pages, then the
+    /// stream ends quietly.
+    pub fn max_pages(mut self, pages: usize) -> Self {
+        self.pages = self.pages.map(|all| all.max_pages(pages));
+        self
+    }
+
     /// Stops after this many rows: no page is asked for after the one that
     /// holds the last (pages already in flight through prefetch are dropped).
     pub fn max_items(mut self, items: usize) -> Self {

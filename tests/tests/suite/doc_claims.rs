@@ -106,3 +106,28 @@ fn no_page_or_source_names_a_ticket_number() {
     }
     assert!(named.is_empty(), "ticket numbers: {named:#?}");
 }
+
+/// The README's `cargo xtask package` row names every crate the package step
+/// packs (each crate under `crates/` that is published), none left out.
+#[test]
+fn the_readme_names_every_published_crate_the_package_step_packs() {
+    let root = vidplat_tests::repo_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("the README");
+    let row = readme
+        .lines()
+        .find(|line| line.starts_with("| `cargo xtask package` |"))
+        .expect("the package row");
+    let mut left_out = Vec::new();
+    for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {
+        let dir = entry.expect("an entry").path();
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+        if manifest.is_empty() || manifest.contains("publish = false") {
+            continue;
+        }
+        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+        if !row.contains(&format!("`{name}`")) {
+            left_out.push(name);
+        }
+    }
+    assert!(left_out.is_empty(), "the package row leaves out {left_out:?}");
+}
