@@ -168,12 +168,19 @@ impl std::str::FromStr for Updates {
     type Err = String;
 
     fn from_str(name: &str) -> Result<Self, String> {
-        Self::ALL
-            .iter()
-            .find(|(_, known)| *known == name)
-            .map(|(updates, _)| *updates)
-            .ok_or_else(|| format!("no update reading `{name}` (known: reset, keep)"))
+        named(&Self::ALL, name, "update reading")
     }
+}
+
+/// The setting called `name` among `all`, or a message naming those known.
+fn named<T: Copy>(all: &[(T, &'static str)], name: &str, what: &str) -> Result<T, String> {
+    all.iter()
+        .find(|(_, known)| *known == name)
+        .map(|(setting, _)| *setting)
+        .ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|(_, known)| *known).collect();
+            format!("no {what} `{name}` (known: {})", names.join(", "))
+        })
 }
 
 /// A hard case set up in one line: `SimConfig::fast().with_scenario(Scenario::MonthQuotaSpent)`.
@@ -208,14 +215,7 @@ impl std::str::FromStr for Scenario {
     type Err = String;
 
     fn from_str(name: &str) -> Result<Self, String> {
-        Self::ALL
-            .iter()
-            .find(|(_, known)| *known == name)
-            .map(|(scenario, _)| *scenario)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Self::ALL.iter().map(|(_, known)| *known).collect();
-                format!("no scenario `{name}` (known: {})", names.join(", "))
-            })
+        named(&Self::ALL, name, "scenario")
     }
 }
 

@@ -3,18 +3,20 @@
 
 use std::path::{Path, PathBuf};
 
-/// The root README, each crate's README and every Rust source file under `crates/`.
-fn documentation() -> Vec<PathBuf> {
-    fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).expect("a readable directory") {
-            let path = entry.expect("an entry").path();
-            if path.is_dir() {
-                rust_files(&path, found);
-            } else if path.extension().is_some_and(|extension| extension == "rs") {
-                found.push(path);
-            }
+/// Every Rust source file under `dir`, into `found`.
+fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a readable directory") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|extension| extension == "rs") {
+            found.push(path);
         }
     }
+}
+
+/// The root README, each crate's README and every Rust source file under `crates/`.
+fn documentation() -> Vec<PathBuf> {
     let root = vidplat_tests::repo_root();
     let mut found = vec![root.join("README.md")];
     for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {
@@ -76,19 +78,7 @@ fn no_page_or_source_names_a_ticket_number() {
     let mut pages = documentation();
     pages.push(root.join("BENCHMARKS.md"));
     for dir in ["tests/tests", "tests/src", "xtask/src", "crates/vidplat/benches"] {
-        let mut found = Vec::new();
-        collect(&root.join(dir), &mut found);
-        pages.extend(found);
-    }
-    fn collect(dir: &Path, found: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).expect("a readable directory") {
-            let path = entry.expect("an entry").path();
-            if path.is_dir() {
-                collect(&path, found);
-            } else if path.extension().is_some_and(|extension| extension == "rs") {
-                found.push(path);
-            }
-        }
+        rust_files(&root.join(dir), &mut pages);
     }
     let word = ["iss", "ue "].concat();
     let mut named = Vec::new();
