@@ -457,17 +457,17 @@ pub mod types {
             Default::default()
         }
     }
-    ///Count and rating at one playback position (basic audience rating and viewing situation).
+    ///One segment item (playback_point, count, rating) of the basic audience rating and viewing situation.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicPlaybackPointSegment {
-        ///Number of viewers at the position.
+        ///The segment's count at the position, an integer; what it counts is not shown.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
-        ///Playback position.
+        ///Playback position (an integer; its unit is not shown).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub playback_point: ::std::option::Option<i64>,
-        ///Rating at the position.
+        ///The segment's rating at the position, a number; its meaning is not shown.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub rating: ::std::option::Option<f64>,
     }
@@ -667,14 +667,14 @@ pub mod types {
             Default::default()
         }
     }
-    ///Reaction count at one position (basic edition).
+    ///One segment item (reaction_point, count) of a basic reaction button.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicReactionSegment {
-        ///Number of reactions at the position.
+        ///The segment's count, an integer; what it counts (presumably reactions at the position) is not shown.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
-        ///Reaction position.
+        ///Reaction position (an integer; its unit is not shown).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub reaction_point: ::std::option::Option<i64>,
     }
@@ -685,14 +685,14 @@ pub mod types {
             Default::default()
         }
     }
-    ///Active users of one content title.
+    ///One item of titles (since 1.2.0), a content title and its count.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeTitleCount {
         ///Content title.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub content_title: ::std::option::Option<::std::string::String>,
-        ///Number of active users of the content.
+        ///The content title's count, read as its active users (what it counts is not shown).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
     }
@@ -703,14 +703,14 @@ pub mod types {
             Default::default()
         }
     }
-    ///Active users in one minute (basic edition).
+    ///One row of the basic real-time active-users operation (one minute).
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BasicRealtimeUserCountRow {
-        ///Number of active users.
+        ///The row's count, an integer (the operation is named real-time active users).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
-        ///Minute of the count, `HH:MM`.
+        ///Minute of the count, a string `HH:MM`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub hour_minute: ::std::option::Option<::std::string::String>,
         ///Active users per content title (since 1.2.0).
@@ -1277,7 +1277,7 @@ pub mod types {
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudActiveUserRow {
-        ///Number of active users.
+        ///The row's count, read as its active users (its type and what it counts are not shown).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
         ///Time period of the row.
@@ -2513,17 +2513,17 @@ pub mod types {
             Default::default()
         }
     }
-    ///Count and rating at one playback position (cloud edition).
+    ///One data item (playback_point, count, rating) of the cloud engagement operation.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudEngagementPoint {
-        ///Number of viewers at the position.
+        ///The item's count at the position, an integer; what it counts is not shown.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
-        ///Playback position.
+        ///Playback position (an integer; its unit is not shown).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub playback_point: ::std::option::Option<i64>,
-        ///Rating at the position.
+        ///The item's rating at the position, a number; its meaning is not shown.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub rating: ::std::option::Option<f64>,
     }
@@ -2823,14 +2823,14 @@ pub mod types {
             Default::default()
         }
     }
-    ///Reaction count in one position bucket (cloud edition).
+    ///One segment item (reaction_point, count) of a cloud reaction button.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudReactionSegment {
-        ///Number of reactions in the bucket.
+        ///The segment's count (an integer assumed); its type and what it counts (presumably reactions) are not shown.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
-        ///Reaction position.
+        ///Reaction position (an integer assumed; its type and unit are not shown).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub reaction_point: ::std::option::Option<i64>,
     }
@@ -2851,7 +2851,7 @@ pub mod types {
         ///Content title; present only with group_per.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub content_title: ::std::option::Option<::std::string::String>,
-        ///Number of active users.
+        ///The row's count, read as its active users (its type and what it counts are not shown).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
         ///Time of the count, at second resolution.
@@ -3115,14 +3115,14 @@ pub mod types {
             Default::default()
         }
     }
-    ///Rating at one playback position (cloud viewing situation).
+    ///One segment item (playback_point, rating) of a cloud viewing situation.
     #[derive(::serde::Serialize, Clone, Debug, Default)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CloudSituationSegment {
-        ///Playback position.
+        ///Playback position (an integer assumed; its type and unit are not shown).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub playback_point: ::std::option::Option<i64>,
-        ///Rating at the position.
+        ///The segment's rating (type assumed; its meaning is not shown).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub rating: ::std::option::Option<f64>,
     }
@@ -3203,7 +3203,7 @@ pub mod types {
         ///Content title; present only with group_per.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub content_title: ::std::option::Option<::std::string::String>,
-        ///Number of active users.
+        ///The row's count, read as its active users (its type and what it counts are not shown).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
         ///Time of the count.

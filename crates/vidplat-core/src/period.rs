@@ -115,9 +115,9 @@ impl Period {
     }
 
     /// The cloud edition's `end`: 23:59:59 of the last day. Whether the
-    /// service's `end` is inclusive is not shown (GAPS.md); ending on the
-    /// day's last second covers the day under either reading, without
-    /// reaching into the next.
+    /// service's `end` is inclusive is not shown (GAPS.md): inclusive, the
+    /// day is covered; exclusive, its last second is left out. Under neither
+    /// reading does the period reach into the next day.
     pub fn end(&self) -> Timestamp {
         let last_second = NaiveTime::from_hms_opt(23, 59, 59).unwrap_or(NaiveTime::MIN);
         Timestamp::from(self.last.and_time(last_second))

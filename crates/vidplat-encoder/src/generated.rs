@@ -364,7 +364,7 @@ pub mod types {
         ///Preset name, unique. 1..30 characters of letters, digits, hyphen and underscore.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
-        ///Output file name without extension. Placeholders: %INPUT_FILENAME% (replaced by the input file name at task registration; may be joined with a prefix or a suffix, not both), %OUTPUT_BASENAME% (given at every task registration as the task's output_filename; no prefix or suffix), %VMS_OUTPUT_FILENAME% (given when registering content to the video management service).
+        ///Output file name without extension. Non-empty. Placeholders: %INPUT_FILENAME% (replaced by the input file name at task registration; may be joined with a prefix or a suffix, not both), %OUTPUT_BASENAME% (given at every task registration as the task's output_filename; no prefix or suffix), %VMS_OUTPUT_FILENAME% (given when registering content to the video management service).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub output_filename: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -13916,6 +13916,12 @@ pub mod operations {
                         compiled: &self::returned_patterns::PATTERN_0,
                     },
                 },
+                vidplat_core::SuccessCheck {
+                    at: "body.data[].output_filename",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
+                },
             ],
             error_statuses: &[401..=401, 403..=403, 400..=499, 500..=599],
             paging: None,
@@ -14203,6 +14209,12 @@ pub mod operations {
                         pattern: "^[0-9a-zA-Z_-]+$",
                         compiled: &self::returned_patterns::PATTERN_0,
                     },
+                },
+                vidplat_core::SuccessCheck {
+                    at: "body.output_filename",
+                    rule: vidplat_core::SuccessRule::Bound(
+                        vidplat_core::Rule::MinLength(1u64),
+                    ),
                 },
             ],
             error_statuses: &[401..=401, 403..=403, 404..=404, 400..=499, 500..=599],
@@ -15984,7 +15996,7 @@ pub mod operations {
 impl Client {
     /**List shared profiles
 
-Lists the profiles shared with this account (List shared profiles). The document's only evidence of its route is a sample request with the same path as List profiles, so this sends exactly the List profiles request, GET /v1/profiles. How the server tells the two lists apart (a parameter, a header, or the same list) is not shown.
+The document's List shared profiles, whose response is `data`, an array of shared profiles; which profiles those are (shared with this account, or shared by it with its sub-accounts) is not shown. The document's only evidence of its route is a sample request with the same path as List profiles, so this sends exactly the List profiles request, GET /v1/profiles. How the server tells the two lists apart (a parameter, a header, or the same list) is not shown.
 
 Sends `GET /v1/profiles`: this is [`Client::list_profiles`]'s request, and it returns that operation's builder.*/
     #[inline]

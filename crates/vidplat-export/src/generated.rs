@@ -41,7 +41,7 @@ pub static REPORTS: &[&crate::ReportInfo] = &[
 const BASIC_BY_CONTENT_CATEGORY: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_content_category",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (show_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_playback_count",
@@ -317,7 +317,7 @@ const BASIC_BY_TIME_PERIOD: crate::ReportInfo = crate::ReportInfo {
     split: crate::Split::ByDay {
         day: "date_time",
     },
-    reason: "Each row is one time period or one viewing (date_time), so the rows of a period are the rows of its days; the exporter asks for a chunk of days at a time and files each row under its day.",
+    reason: "Each row is one time period (date_time, hour resolution), so the rows of a period are the rows of its days; the exporter asks for a chunk of days at a time and files each row under its day.",
     columns: &[
         crate::Column {
             name: "ad_playback_count",
@@ -403,7 +403,7 @@ const BASIC_BY_TIME_PERIOD: crate::ReportInfo = crate::ReportInfo {
 const BASIC_AUDIENCE_RATING: crate::ReportInfo = crate::ReportInfo {
     name: "basic_audience_rating",
     split: crate::Split::WholePeriod,
-    reason: "Each row is positional data of a content over the whole period (not bucketed by time), which does not add up across parts of it, so the period is asked for in one call.",
+    reason: "Each row is the audience rating of one content title per playback position over the whole period; a row carries no day to be filed under, and its ratings do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "audience",
@@ -423,7 +423,7 @@ const BASIC_AUDIENCE_RATING: crate::ReportInfo = crate::ReportInfo {
 const BASIC_REACTION: crate::ReportInfo = crate::ReportInfo {
     name: "basic_reaction",
     split: crate::Split::WholePeriod,
-    reason: "Each row is positional data of a content over the whole period (not bucketed by time), which does not add up across parts of it, so the period is asked for in one call.",
+    reason: "Each row is the reactions of one content title per button and position over the whole period; a row carries no day to be filed under, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "content_title",
@@ -443,7 +443,7 @@ const BASIC_REACTION: crate::ReportInfo = crate::ReportInfo {
 const BASIC_BY_ENVIRONMENT: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_environment",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (show_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_playback_count",
@@ -549,7 +549,7 @@ const BASIC_VIEWING_HISTORY: crate::ReportInfo = crate::ReportInfo {
     split: crate::Split::ByDay {
         day: "date_time",
     },
-    reason: "Each row is one time period or one viewing (date_time), so the rows of a period are the rows of its days; the exporter asks for a chunk of days at a time and files each row under its day.",
+    reason: "Each row is one viewing (date_time, minute resolution), so the rows of a period are the rows of its days; the exporter asks for a chunk of days at a time and files each row under its day.",
     columns: &[
         crate::Column {
             name: "content_category",
@@ -647,7 +647,7 @@ const BASIC_VIEWING_HISTORY: crate::ReportInfo = crate::ReportInfo {
 const BASIC_BY_OS: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_os",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (show_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_playback_count",
@@ -751,7 +751,7 @@ const BASIC_BY_OS: crate::ReportInfo = crate::ReportInfo {
 const BASIC_BY_REGION: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_region",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (show_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_playback_count",
@@ -849,7 +849,7 @@ const BASIC_BY_REGION: crate::ReportInfo = crate::ReportInfo {
 const BASIC_BY_SITE: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_site",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (show_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_playback_count",
@@ -947,7 +947,7 @@ const BASIC_BY_SITE: crate::ReportInfo = crate::ReportInfo {
 const BASIC_VIEWING_SITUATION: crate::ReportInfo = crate::ReportInfo {
     name: "basic_viewing_situation",
     split: crate::Split::WholePeriod,
-    reason: "Each row is positional data of a content over the whole period (not bucketed by time), which does not add up across parts of it, so the period is asked for in one call.",
+    reason: "Each row is the viewing situations of one content title per playback position over the whole period; a row carries no day to be filed under, and its ratings do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "content_title",
@@ -967,7 +967,7 @@ const BASIC_VIEWING_SITUATION: crate::ReportInfo = crate::ReportInfo {
 const BASIC_BY_CONTENT_TITLE: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_content_title",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (show_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_playback_count",
@@ -1065,7 +1065,7 @@ const BASIC_BY_CONTENT_TITLE: crate::ReportInfo = crate::ReportInfo {
 const BASIC_BY_CONTENT_TITLE_AND_USER: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_content_title_and_user",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for one user and content title, and its played_percent and played_flags (whose characters' meaning is not shown) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "content_category",
@@ -1139,7 +1139,7 @@ const BASIC_BY_CONTENT_TITLE_AND_USER: crate::ReportInfo = crate::ReportInfo {
 const BASIC_BY_USER: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_user",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for one user, and its averages (avg_played_percent, avg_played_time, avg_staytime) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_playback_count",
@@ -1215,13 +1215,13 @@ const CLOUD_ACTIVE_USERS: crate::ReportInfo = crate::ReportInfo {
     split: crate::Split::ByDay {
         day: "date_time",
     },
-    reason: "Each row is one time period or one viewing (date_time), so the rows of a period are the rows of its days; the exporter asks for a chunk of days at a time and files each row under its day.",
+    reason: "Each row is the active-user count of one time (date_time), so the rows of a period are the rows of its days; the exporter asks for a chunk of days at a time and files each row under its day.",
     columns: &[
         crate::Column {
             name: "count",
             kind: crate::ColumnKind::Integer,
             nullable: true,
-            description: "Number of active users.",
+            description: "The row's count, read as its active users (its type and what it counts are not shown).",
         },
         crate::Column {
             name: "date_time",
@@ -1235,7 +1235,7 @@ const CLOUD_ACTIVE_USERS: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_BY_BROWSER: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_browser",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_impressions",
@@ -1321,7 +1321,7 @@ const CLOUD_BY_BROWSER: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_BY_CONTENT_CATEGORY: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_category",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_impressions",
@@ -1579,7 +1579,7 @@ const CLOUD_BY_TIME_PERIOD: crate::ReportInfo = crate::ReportInfo {
     split: crate::Split::ByDay {
         day: "date_time",
     },
-    reason: "Each row is one time period or one viewing (date_time), so the rows of a period are the rows of its days; the exporter asks for a chunk of days at a time and files each row under its day.",
+    reason: "Each row is one time period (date_time), so the rows of a period are the rows of its days; the exporter asks for a chunk of days at a time and files each row under its day.",
     columns: &[
         crate::Column {
             name: "ad_impressions",
@@ -1647,25 +1647,25 @@ const CLOUD_BY_TIME_PERIOD: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_ENGAGEMENT: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_engagement",
     split: crate::Split::WholePeriod,
-    reason: "Each row is positional data of a content over the whole period (not bucketed by time), which does not add up across parts of it, so the period is asked for in one call.",
+    reason: "Each row is one playback position (playback_point) over the whole period; a row carries no day to be filed under, and its rating does not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "count",
             kind: crate::ColumnKind::Integer,
             nullable: true,
-            description: "Number of viewers at the position.",
+            description: "The item's count at the position, an integer; what it counts is not shown.",
         },
         crate::Column {
             name: "playback_point",
             kind: crate::ColumnKind::Integer,
             nullable: true,
-            description: "Playback position.",
+            description: "Playback position (an integer; its unit is not shown).",
         },
         crate::Column {
             name: "rating",
             kind: crate::ColumnKind::Float,
             nullable: true,
-            description: "Rating at the position.",
+            description: "The item's rating at the position, a number; its meaning is not shown.",
         },
     ],
     default_page_rows: None,
@@ -1675,7 +1675,7 @@ const CLOUD_VIEWING_HISTORY: crate::ReportInfo = crate::ReportInfo {
     split: crate::Split::ByDay {
         day: "date_time",
     },
-    reason: "Each row is one time period or one viewing (date_time), so the rows of a period are the rows of its days; the exporter asks for a chunk of days at a time and files each row under its day.",
+    reason: "Each row is one viewing (date_time), so the rows of a period are the rows of its days; the exporter asks for a chunk of days at a time and files each row under its day.",
     columns: &[
         crate::Column {
             name: "browser_name",
@@ -1767,7 +1767,7 @@ const CLOUD_VIEWING_HISTORY: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_BY_CONTENT_NAME: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_name",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_impressions",
@@ -1853,7 +1853,7 @@ const CLOUD_BY_CONTENT_NAME: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_BY_CONTENT_NAME_AND_USER: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_name_and_user",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for one user and content name, and its play_percent and engagement_bitmap (whose elements' meaning is not shown) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "content_category",
@@ -1921,7 +1921,7 @@ const CLOUD_BY_CONTENT_NAME_AND_USER: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_BY_OS: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_os",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_impressions",
@@ -2007,7 +2007,7 @@ const CLOUD_BY_OS: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_REACTION: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_reaction",
     split: crate::Split::WholePeriod,
-    reason: "Each row is positional data of a content over the whole period (not bucketed by time), which does not add up across parts of it, so the period is asked for in one call.",
+    reason: "Each row is one reaction button (button_id) with its counts per position over the whole period; a row carries no day to be filed under, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "button_id",
@@ -2027,7 +2027,7 @@ const CLOUD_REACTION: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_BY_REGION: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_region",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_impressions",
@@ -2107,7 +2107,7 @@ const CLOUD_BY_REGION: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_BY_SITE: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_site",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_impressions",
@@ -2187,7 +2187,7 @@ const CLOUD_BY_SITE: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_VIEWING_SITUATION: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_viewing_situation",
     split: crate::Split::WholePeriod,
-    reason: "Each row is positional data of a content over the whole period (not bucketed by time), which does not add up across parts of it, so the period is asked for in one call.",
+    reason: "Each row is one viewing situation (playback_rate, bitrate, subtitle, cast, screen_type, is_background) with its ratings per position over the whole period; a row carries no day to be filed under, and ratings do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "bitrate",
@@ -2237,7 +2237,7 @@ const CLOUD_VIEWING_SITUATION: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_BY_CONTENT_TITLE: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_title",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_impressions",
@@ -2323,7 +2323,7 @@ const CLOUD_BY_CONTENT_TITLE: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_BY_CONTENT_TITLE_AND_USER: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_title_and_user",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for one user and content title, and its play_percent and engagement_bitmap (whose elements' meaning is not shown) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "content_category",
@@ -2393,7 +2393,7 @@ const CLOUD_USER_COUNTS_LEGACY: crate::ReportInfo = crate::ReportInfo {
     split: crate::Split::ByDay {
         day: "date_time",
     },
-    reason: "Each row is one time period or one viewing (date_time), so the rows of a period are the rows of its days; the exporter asks for a chunk of days at a time and files each row under its day.",
+    reason: "Each row is the active-user count of one time (date_time), so the rows of a period are the rows of its days; the exporter asks for a chunk of days at a time and files each row under its day.",
     columns: &[
         crate::Column {
             name: "content_name",
@@ -2411,7 +2411,7 @@ const CLOUD_USER_COUNTS_LEGACY: crate::ReportInfo = crate::ReportInfo {
             name: "count",
             kind: crate::ColumnKind::Integer,
             nullable: true,
-            description: "Number of active users.",
+            description: "The row's count, read as its active users (its type and what it counts are not shown).",
         },
         crate::Column {
             name: "date_time",
@@ -2425,7 +2425,7 @@ const CLOUD_USER_COUNTS_LEGACY: crate::ReportInfo = crate::ReportInfo {
 const CLOUD_BY_USER: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_user",
     split: crate::Split::WholePeriod,
-    reason: "Each row totals the whole period for its dimension (unique users among them), and distinct counts do not add up across parts of a period, so the period is asked for in one call.",
+    reason: "Each row totals the whole period for one user, and its averages (avg_play_percent, avg_play_time) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
         crate::Column {
             name: "ad_impressions",
