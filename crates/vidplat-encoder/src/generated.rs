@@ -11303,7 +11303,7 @@ Requires the profile register permission.
 Sends a `POST` request to `/v1/profiles`
 
 Arguments:
-- `body`: Profile registration request.
+- `body`: Profile registration request. vms_config is required when a preset of the profile registers to the video management service (the example: `{}` where no member is to be set).
 ```ignore
 let response = client.register_profile()
     .body(body)
@@ -11513,7 +11513,7 @@ Requires the task register permission.
 Sends a `POST` request to `/v1/tasks`
 
 Arguments:
-- `body`: Task registration request.
+- `body`: Task registration request. A task registering to the video management service names the content's category in vms_config.config_overrides.category_id (required for a profile shared from another account; see the x-gap for the account's own).
 ```ignore
 let response = client.register_task()
     .body(body)

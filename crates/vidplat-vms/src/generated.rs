@@ -37093,6 +37093,8 @@ Registers a viewing page for a content. `content_name` is required and fixed aft
 
 Sends a `POST` request to `/v1/instant-pages`
 
+Arguments:
+- `body`: The viewing page: `content_name`, and `site_id` or `configurations` (at least one of them).
 ```ignore
 let response = client.register_viewing_page()
     .body(body)

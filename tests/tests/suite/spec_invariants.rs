@@ -439,3 +439,58 @@ fn every_extension_is_defined_and_the_assumed_ones_say_so() {
         assert!(gaps.contains(assumption), "GAPS.md lacks: {assumption}");
     }
 }
+
+/// The three rules that fail a generated client's first call unless it
+/// knows them (a profile's vms_config, a page's configurations or site,
+/// a task's category) have a request example, and each example, sent as it
+/// is to the simulator once what it names exists, is taken.
+#[tokio::test]
+async fn the_request_examples_of_the_conditional_rules_are_taken() {
+    let sim = vidplat_sim::Simulator::start_with(vidplat_sim::SimConfig::fast())
+        .await
+        .expect("a simulator");
+    let example = |service: &str, path: &str| {
+        let spec = load_spec(service);
+        let example = spec["paths"][path]["post"]["requestBody"]["content"]["application/json"]["example"].clone();
+        assert!(example.is_object(), "{service} POST {path}: a request example");
+        example
+    };
+    vidplat_core::install_default_tls_provider();
+    let http = reqwest::Client::new();
+    let post = |url: String, body: Value| {
+        let request = http.post(url).bearer_auth(&sim.api_key).json(&body);
+        async move {
+            let answer = request.send().await.expect("an answer");
+            (answer.status().as_u16(), answer.text().await.unwrap_or_default())
+        }
+    };
+    // What the examples name: preset 1 (registering to video management) and a content.
+    let preset = serde_json::json!({"name": "vms", "destination": "vms5://", "format": "MP4", "output_filename": "x"});
+    assert_eq!(post(format!("{}/v1/presets", sim.encoder_url), preset).await.0, 200);
+    let (status, body) = post(
+        format!("{}/v1/profiles", sim.encoder_url),
+        example("encoder", "/v1/profiles"),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = post(format!("{}/v1/tasks", sim.encoder_url), example("encoder", "/v1/tasks")).await;
+    assert_eq!(status, 200, "{body}");
+    let category = post(
+        format!("{}/v1/categories", sim.vms_url),
+        serde_json::json!({"name": "c"}),
+    )
+    .await;
+    let category: Value = serde_json::from_str(&category.1).expect("JSON");
+    let content = serde_json::json!({
+        "name": "spring-campaign", "title": "Spring", "category_id": category["id"],
+        "streams": [{"name": "s", "path": "/a.mp4", "format": "MP4"}],
+        "stream_sets": [{"name": "mp4", "stream_names": ["s"]}]
+    });
+    assert_eq!(post(format!("{}/v1/contents", sim.vms_url), content).await.0, 200);
+    let (status, body) = post(
+        format!("{}/v1/instant-pages", sim.vms_url),
+        example("vms", "/v1/instant-pages"),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+}
