@@ -16,6 +16,7 @@ mod process;
 mod modules;
 mod publish;
 mod services;
+mod test_lanes;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -58,6 +59,8 @@ enum Task {
         #[arg(long, hide = true)]
         built_by_tests: bool,
     },
+    /// `cargo test --workspace`, its test programs and doc tests run two at a time.
+    Test,
     /// cargo doc of the library crates, every feature, warnings denied.
     Docs,
     /// cargo package the library crates; check that each compiles from its .crate.
@@ -87,6 +90,7 @@ fn main() -> Result<()> {
         } else {
             conformance::Simulator::Build
         }),
+        Task::Test => test_lanes::run(),
         Task::Docs => publish::docs(),
         Task::Package => publish::package(),
         Task::BuildCost(options) => build_cost::run(&options),
@@ -139,7 +143,7 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     std::env::set_var("VIDPLAT_REQUIRE_REDIS", "1");
     // The exporter's files read back with pyarrow and DuckDB (installed by `lint`); it may not skip.
     std::env::set_var("VIDPLAT_REQUIRE_PYTHON_READERS", "1");
-    step("test", &mut || cargo(&["test", "--workspace"]))?;
+    step("test", &mut test_lanes::run)?;
     // The quota's timing across OS processes, measured with nothing else running
     // (beside the suite's parallel tests, two cores starve the workers).
     // `--workspace`, as above: the same features, so the suite binary is not built again.
@@ -369,7 +373,7 @@ mod tests {
             .get_subcommands()
             .map(|c| c.get_name().to_owned())
             .collect();
-        assert_eq!(tasks.len(), 10, "{tasks:?}");
+        assert_eq!(tasks.len(), 11, "{tasks:?}");
         for task in tasks {
             let error = Cli::try_parse_from(["cargo xtask", task.as_str(), "--help"]).unwrap_err();
             assert_eq!(error.kind(), clap::error::ErrorKind::DisplayHelp, "{task}");
