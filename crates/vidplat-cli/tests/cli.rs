@@ -1091,6 +1091,72 @@ async fn sim_passes_its_settings_to_the_background_simulator() {
     assert!(second.stderr.contains("month"), "{second:?}");
 }
 
+/// A running simulator is driven from the command line: `sim put-input`
+/// puts an input file a task can name, `sim advance` moves its clock and
+/// prints its new time, both at the `VIDPLAT_SIM_URL` that `sim --print-env` printed.
+#[tokio::test]
+async fn sim_put_input_and_advance_drive_a_running_simulator() {
+    let cli = Cli::start().await;
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidplat"));
+    command.args(["sim", "--print-env", "--fast"]).env_clear();
+    let printed = cli.run_with(command, "").await;
+    let sim = printed
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("export VIDPLAT_SIM_PID="))
+        .and_then(|p| p.parse().ok())
+        .map(Background)
+        .unwrap_or_else(|| panic!("a PID line: {printed:?}"));
+    let root = printed
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("export VIDPLAT_SIM_URL="))
+        .expect("the root")
+        .to_owned();
+    let file = cli.config_dir.path().join("clip.mp4");
+    std::fs::write(&file, vec![0_u8; 123]).unwrap();
+    let run = |command: String| after_exports(&printed.stdout, &command, cli.config_dir.path());
+    let put = cli
+        .run_with(
+            run(format!("sim put-input {} --as uploads/clip.mp4", file.display())),
+            "",
+        )
+        .await;
+    assert_eq!(
+        (put.code, put.stdout.as_str(), put.stderr.as_str()),
+        (0, "", "put uploads/clip.mp4 (123 bytes)\n")
+    );
+    let read = cli
+        .run_with(
+            run("encoder get-input-file --filename uploads/clip.mp4 -o json".to_owned()),
+            "",
+        )
+        .await;
+    assert_eq!(read.code, 0, "{read:?}");
+    assert_eq!(read.json()["filesize"], "123", "{read:?}");
+
+    let advanced = cli.run_with(run("sim advance 86400".to_owned()), "").await;
+    assert_eq!((advanced.code, advanced.stderr.as_str()), (0, ""), "{advanced:?}");
+    vidplat::install_default_tls_provider();
+    let clock: serde_json::Value = reqwest::get(format!("{root}/sim/clock"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(clock["ahead_seconds"], 86_400);
+    let shape: String = advanced
+        .stdout
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '9' } else { c })
+        .collect();
+    assert_eq!(shape, "9999-99-99 99:99:99\n", "the simulator's new time: {advanced:?}");
+    sim.stop();
+    let gone = cli.run_with(run("sim advance 1".to_owned()), "").await;
+    assert_eq!(gone.code, 2, "{gone:?}");
+    assert!(gone.stderr.contains("did not answer"), "{gone:?}");
+}
+
 #[tokio::test]
 async fn wait_task_import_ends_ready_with_exit_0_and_failed_with_exit_4() {
     let cli = Cli::start().await;

@@ -6,9 +6,53 @@ use crate::failure::Failure;
 use clap::{Arg, ArgAction, Command};
 
 pub fn define(command: Command) -> Command {
+    let sim_url = || {
+        Arg::new("sim-url")
+            .long("sim-url")
+            .value_name("URL")
+            .env("VIDPLAT_SIM_URL")
+            .required(true)
+            .help("The running simulator's root, as `vidplat sim` printed it")
+    };
     command
         .about(
             "Run the simulator of the three services on 127.0.0.1 and print the VIDPLAT_* variables that point at it",
+        )
+        .args_conflicts_with_subcommands(true)
+        .subcommand(
+            Command::new("put-input")
+                .about(
+                    "Put input files into a running simulator: a task's input_filepath must name an uploaded file \
+                     (only the size is sent; the simulator keeps no bytes)",
+                )
+                .arg(
+                    Arg::new("files")
+                        .value_name("FILE")
+                        .num_args(1..)
+                        .required(true)
+                        .value_parser(clap::value_parser!(std::path::PathBuf)),
+                )
+                .arg(
+                    Arg::new("as")
+                        .long("as")
+                        .value_name("PATH")
+                        .help("The input file path to put one FILE at [default: the file's name]"),
+                )
+                .arg(sim_url()),
+        )
+        .subcommand(
+            Command::new("advance")
+                .about(
+                    "Move a running simulator's clock forward, for the three services at once: tasks move on, \
+                     quota minutes and months pass, signed URLs expire; prints the simulator's new time",
+                )
+                .arg(
+                    Arg::new("seconds")
+                        .value_name("SECONDS")
+                        .required(true)
+                        .value_parser(clap::value_parser!(u64)),
+                )
+                .arg(sim_url()),
         )
         .arg(
             Arg::new("fast")
@@ -84,8 +128,100 @@ fn scenario_names() -> Vec<&'static str> {
     Vec::new()
 }
 
-#[cfg(feature = "sim")]
 pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
+    match invocation.matches.subcommand() {
+        Some((name, matches)) => control(name, matches, invocation.io).await,
+        None => serve(invocation).await,
+    }
+}
+
+/// `put-input` and `advance`: the running simulator's own routes (`/sim/…`),
+/// which need no simulator in this build.
+async fn control(name: &str, matches: &clap::ArgMatches, io: &mut crate::Io<'_>) -> Result<(), Failure> {
+    // clap required it.
+    let root = matches
+        .get_one::<String>("sim-url")
+        .map_or("", String::as_str)
+        .trim_end_matches('/');
+    if !root.starts_with("http://") {
+        return Err(Failure::invalid(
+            "--sim-url",
+            "is the simulator's root, http://127.0.0.1:PORT as `vidplat sim` printed it",
+        ));
+    }
+    vidplat_core::install_default_tls_provider();
+    let http = reqwest::Client::new();
+    let unreachable = |e: reqwest::Error| Failure::Setup(format!("the simulator at {root} did not answer: {e}"));
+    let refused = |status: reqwest::StatusCode, body: String| {
+        Failure::Setup(format!(
+            "the simulator at {root} answered {status}: {}",
+            vidplat_core::escape_controls(&body)
+        ))
+    };
+    match name {
+        "put-input" => {
+            let files: Vec<&std::path::PathBuf> = matches.get_many("files").into_iter().flatten().collect();
+            let put_as = matches.get_one::<String>("as");
+            if put_as.is_some() && files.len() > 1 {
+                return Err(Failure::invalid("--as", "names the path of one FILE, not several"));
+            }
+            for file in files {
+                let size = std::fs::metadata(file)
+                    .map_err(|e| Failure::invalid("FILE", format!("{}: {e}", file.display())))?
+                    .len();
+                let path = match put_as {
+                    Some(path) => path.trim_start_matches('/').to_owned(),
+                    None => file
+                        .file_name()
+                        .map(|name| name.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                };
+                let segments: Vec<String> = path
+                    .split('/')
+                    .map(|segment| {
+                        percent_encoding::utf8_percent_encode(segment, percent_encoding::NON_ALPHANUMERIC).to_string()
+                    })
+                    .collect();
+                let url = format!("{root}/sim/input-files/{}?size={size}", segments.join("/"));
+                let answer = http.put(url).send().await.map_err(unreachable)?;
+                let status = answer.status();
+                if !status.is_success() {
+                    return Err(refused(status, answer.text().await.unwrap_or_default()));
+                }
+                writeln!(io.stderr, "put {path} ({size} bytes)")?;
+            }
+            Ok(())
+        }
+        _ => {
+            let seconds = matches.get_one::<u64>("seconds").copied().unwrap_or_default();
+            let clock = format!("{root}/sim/clock");
+            let answer = http
+                .post(&clock)
+                .json(&serde_json::json!({ "seconds": seconds }))
+                .send()
+                .await
+                .map_err(unreachable)?;
+            let status = answer.status();
+            if !status.is_success() {
+                return Err(refused(status, answer.text().await.unwrap_or_default()));
+            }
+            let now: serde_json::Value = http
+                .get(&clock)
+                .send()
+                .await
+                .map_err(unreachable)?
+                .json()
+                .await
+                .map_err(unreachable)?;
+            let now = now["now"].as_str().unwrap_or_default();
+            writeln!(io.stdout, "{}", vidplat_core::escape_controls(now))?;
+            Ok(())
+        }
+    }
+}
+
+#[cfg(feature = "sim")]
+async fn serve(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     use vidplat_sim::{SimConfig, Simulator};
     let Invocation { matches, io, .. } = invocation;
     let port = matches.get_one::<u16>("port").copied().unwrap_or(0);
@@ -205,7 +341,7 @@ fn sim_in_background(
 }
 
 #[cfg(not(feature = "sim"))]
-pub async fn run(_: Invocation<'_, '_>) -> Result<(), Failure> {
+async fn serve(_: Invocation<'_, '_>) -> Result<(), Failure> {
     Err(Failure::invalid(
         "sim",
         "is not in this build (the command line's `sim` feature)",
