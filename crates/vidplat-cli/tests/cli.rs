@@ -2056,3 +2056,64 @@ async fn a_killed_holder_of_the_machines_analytics_slot_frees_it() {
     .expect("the next call does not wait for the dead one");
     assert_eq!(next.code, 0, "{next:?}");
 }
+
+/// `sign-page --sim` prints where the simulator serves the signed page (under
+/// `VIDPLAT_SIM_URL`, at `/hosts/{domain}/pages/…`), and that address opens it.
+#[tokio::test]
+async fn sign_page_sim_prints_where_the_simulator_serves_the_signed_page() {
+    let cli = Cli::start().await;
+    let client = cli.sim.client().build().expect("a client");
+    let vms = client.vms().expect("vms");
+    let from = |value: serde_json::Value| value;
+    let category =
+        vidplat::Call::call(vms.register_category().create_parents(true).body(
+            serde_json::from_value::<vidplat::vms::types::CategoryCreate>(from(json!({"name": "movies"}))).unwrap(),
+        ))
+        .await
+        .expect("a category");
+    let content = json!({
+        "name": "c", "title": "T", "category_id": category.id,
+        "streams": [{"name": "s", "path": "/a.mp4", "format": "MP4"}],
+        "stream_sets": [{"name": "mp4", "stream_names": ["s"]}]
+    });
+    vidplat::Call::call(
+        vms.register_content()
+            .body(serde_json::from_value::<vidplat::vms::types::ContentCreate>(content).unwrap()),
+    )
+    .await
+    .expect("a content");
+    let page = json!({"content_name": "c", "signature_required": true, "configurations": {"title": "Members"}});
+    let page = vidplat::Call::call(
+        vms.register_viewing_page()
+            .body(serde_json::from_value::<vidplat::vms::types::ViewingPageCreate>(page).unwrap()),
+    )
+    .await
+    .expect("a page");
+    let page_id = page.id.expect("an id");
+    let root = format!("http://{}", cli.sim.address);
+    let args = [
+        "vms",
+        "sign-page",
+        "--page",
+        page_id.as_str(),
+        "--domain",
+        vidplat_sim::PORTAL_DOMAIN,
+        "--valid-for",
+        "1h",
+        "--sim",
+    ];
+    let mut command = cli.command(&args);
+    command.env("VIDPLAT_SIM_URL", &root);
+    let printed = cli.run_with(command, "").await;
+    assert_eq!(printed.code, 0, "{printed:?}");
+    let address = printed.stdout.trim();
+    let expected = format!("{root}/hosts/{}/pages/{page_id}?", vidplat_sim::PORTAL_DOMAIN);
+    assert!(address.starts_with(&expected), "{address}");
+    vidplat::install_default_tls_provider();
+    assert_eq!(reqwest::get(address).await.expect("an answer").status(), 200);
+
+    let mut command = cli.command(&args);
+    command.env_remove("VIDPLAT_SIM_URL");
+    let refused = cli.run_with(command, "").await;
+    assert_eq!((refused.code, refused.stdout.as_str()), (2, ""), "{refused:?}");
+}

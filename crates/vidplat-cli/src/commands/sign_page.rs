@@ -40,6 +40,10 @@ pub fn define(command: Command) -> Command {
                 .help("The user the URL is for"),
         )
         .arg(signing_key_file())
+        .arg(Arg::new("sim").long("sim").action(clap::ArgAction::SetTrue).help(
+            "Print the address at which the simulator (VIDPLAT_SIM_URL, as `vidplat sim` exports it) \
+                     serves the signed URL, instead of the URL",
+        ))
 }
 
 /// `--signing-key-file`, for the commands that sign or verify.
@@ -53,8 +57,27 @@ pub(super) fn signing_key_file() -> Arg {
 pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     let client = invocation.client()?;
     let url = signed(Some(&client), invocation.matches).await?;
+    let url = match invocation.matches.get_flag("sim") {
+        true => simulator_address(&url)?,
+        false => url,
+    };
     writeln!(invocation.io.stdout, "{url}")?;
     Ok(())
+}
+
+/// Where the simulator serves `url` (`https://{domain}/pages/…`): under its
+/// root, at `/hosts/{domain}/pages/…`, the query (and so the signature) as it is.
+fn simulator_address(url: &str) -> Result<String, Failure> {
+    let root = std::env::var("VIDPLAT_SIM_URL").map_err(|_| {
+        Failure::invalid(
+            "--sim",
+            "needs VIDPLAT_SIM_URL, the simulator's root `vidplat sim` exports",
+        )
+    })?;
+    let rest = url
+        .strip_prefix("https://")
+        .ok_or_else(|| Failure::invalid("--domain", "gives no https:// page URL"))?;
+    Ok(format!("{}/hosts/{rest}", root.trim_end_matches('/')))
 }
 
 pub(super) fn signing_key(matches: &ArgMatches) -> Result<Option<SigningKey>, Failure> {
