@@ -953,19 +953,26 @@ impl Drop for Background {
     }
 }
 
-#[tokio::test]
-async fn sim_print_env_prints_exports_that_work_and_a_pid_that_stops_it() {
-    let cli = Cli::start().await;
+/// `vidplat sim --print-env ARGS`, nothing else in its environment: what it
+/// printed, and the simulator it left running (stopped when dropped).
+async fn background_sim(cli: &Cli, args: &[&str]) -> (Run, Background) {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidplat"));
-    command.args(["sim", "--print-env", "--fast"]).env_clear();
+    command.args(["sim", "--print-env"]).args(args).env_clear();
     let printed = cli.run_with(command, "").await;
-    let pid = printed
+    let sim = printed
         .stdout
         .lines()
         .find_map(|l| l.strip_prefix("export VIDPLAT_SIM_PID="))
         .and_then(|p| p.parse().ok())
-        .map(Background);
-    let sim = pid.unwrap_or_else(|| panic!("a PID line: {printed:?}"));
+        .map(Background)
+        .unwrap_or_else(|| panic!("a PID line: {printed:?}"));
+    (printed, sim)
+}
+
+#[tokio::test]
+async fn sim_print_env_prints_exports_that_work_and_a_pid_that_stops_it() {
+    let cli = Cli::start().await;
+    let (printed, sim) = background_sim(&cli, &["--fast"]).await;
     assert_eq!(printed.code, 0, "{printed:?}");
     let exports: Vec<&str> = printed.stdout.lines().filter(|l| l.starts_with("export ")).collect();
     for name in [
@@ -1015,18 +1022,7 @@ fn after_exports(exports: &str, command: &str, config_dir: &std::path::Path) -> 
 #[tokio::test]
 async fn sim_scenario_sets_up_a_hard_case_in_the_background_simulator() {
     let cli = Cli::start().await;
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidplat"));
-    command
-        .args(["sim", "--print-env", "--fast", "--scenario", "slow-queries"])
-        .env_clear();
-    let printed = cli.run_with(command, "").await;
-    let sim = printed
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("export VIDPLAT_SIM_PID="))
-        .and_then(|p| p.parse().ok())
-        .map(Background)
-        .unwrap_or_else(|| panic!("a PID line: {printed:?}"));
+    let (printed, sim) = background_sim(&cli, &["--fast", "--scenario", "slow-queries"]).await;
     let shell = after_exports(&printed.stdout, "analytics cloud-by-region", cli.config_dir.path());
     let slow = cli.run_with(shell, "").await;
     sim.stop();
@@ -1049,28 +1045,16 @@ async fn sim_scenario_sets_up_a_hard_case_in_the_background_simulator() {
 #[tokio::test]
 async fn sim_passes_its_settings_to_the_background_simulator() {
     let cli = Cli::start().await;
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidplat"));
-    command
-        .args([
-            "sim",
-            "--print-env",
-            "--fast",
-            "--updates",
-            "keep",
-            "--analytics-per-month",
-            "1",
-            "--seed",
-            "11",
-        ])
-        .env_clear();
-    let printed = cli.run_with(command, "").await;
-    let sim = printed
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("export VIDPLAT_SIM_PID="))
-        .and_then(|p| p.parse().ok())
-        .map(Background)
-        .unwrap_or_else(|| panic!("a PID line: {printed:?}"));
+    let settings = [
+        "--fast",
+        "--updates",
+        "keep",
+        "--analytics-per-month",
+        "1",
+        "--seed",
+        "11",
+    ];
+    let (printed, sim) = background_sim(&cli, &settings).await;
     let run = |command: &str| after_exports(&printed.stdout, command, cli.config_dir.path());
     let registered = cli
         .run_with(
@@ -1097,16 +1081,7 @@ async fn sim_passes_its_settings_to_the_background_simulator() {
 #[tokio::test]
 async fn sim_put_input_and_advance_drive_a_running_simulator() {
     let cli = Cli::start().await;
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidplat"));
-    command.args(["sim", "--print-env", "--fast"]).env_clear();
-    let printed = cli.run_with(command, "").await;
-    let sim = printed
-        .stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("export VIDPLAT_SIM_PID="))
-        .and_then(|p| p.parse().ok())
-        .map(Background)
-        .unwrap_or_else(|| panic!("a PID line: {printed:?}"));
+    let (printed, sim) = background_sim(&cli, &["--fast"]).await;
     let root = printed
         .stdout
         .lines()
