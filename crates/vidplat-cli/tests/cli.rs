@@ -1075,6 +1075,27 @@ async fn sim_passes_its_settings_to_the_background_simulator() {
     assert!(second.stderr.contains("month"), "{second:?}");
 }
 
+/// `vidplat sim --analytics-window 1s` with the client's `--analytics-window
+/// 1s`: four analytics commands back to back are paced by the short window,
+/// and none meets the server's 429 (with the documented 60 s window the
+/// fourth would).
+#[tokio::test]
+async fn sim_analytics_window_paces_commands_back_to_back_without_a_429() {
+    let cli = Cli::start().await;
+    let (printed, sim) = background_sim(&cli, &["--fast", "--analytics-window", "1s"]).await;
+    let started = std::time::Instant::now();
+    for _ in 0..4 {
+        let command = "--analytics-window 1s analytics cloud-by-region -o json";
+        let run = cli
+            .run_with(after_exports(&printed.stdout, command, cli.config_dir.path()), "")
+            .await;
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(!run.stderr.contains("429"), "the server refused a call: {run:?}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    sim.stop();
+}
+
 /// A running simulator is driven from the command line: `sim put-input`
 /// puts an input file a task can name, `sim advance` moves its clock and
 /// prints its new time, both at the `VIDPLAT_SIM_URL` that `sim --print-env` printed.

@@ -23,6 +23,9 @@ struct Args {
     /// Analytics calls allowed a minute (the documented limit is 3)
     #[arg(long, value_name = "N", default_value_t = SimConfig::default().analytics_per_minute)]
     analytics_per_minute: u32,
+    /// The analytics per-minute window (documented: 60s), e.g. 2s: shorter for tests, with the client's --analytics-window the same
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    analytics_window: Option<std::time::Duration>,
     /// Analytics calls allowed a month (the documented limit is 50,000)
     #[arg(long, value_name = "N", default_value_t = SimConfig::default().analytics_monthly)]
     analytics_per_month: u32,
@@ -57,6 +60,7 @@ async fn main() -> std::io::Result<()> {
         },
         analytics_per_minute: args.analytics_per_minute,
         analytics_monthly: args.analytics_per_month,
+        analytics_window: args.analytics_window.unwrap_or(defaults.analytics_window),
         time_zone: args.time_zone,
         updates: args.updates,
         seed: args.seed,

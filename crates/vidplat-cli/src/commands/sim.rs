@@ -88,6 +88,16 @@ pub fn define(command: Command) -> Command {
                 .help("Analytics calls allowed a minute [default: 3, as documented]"),
         )
         .arg(
+            Arg::new("analytics-window")
+                .long("analytics-window")
+                .value_name("DURATION")
+                .value_parser(humantime::parse_duration)
+                .help(
+                    "The analytics per-minute window, e.g. 2s, for tests: give the client the same \
+                     (--analytics-window) [default: 60s, as documented]",
+                ),
+        )
+        .arg(
             Arg::new("analytics-per-month")
                 .long("analytics-per-month")
                 .value_name("N")
@@ -115,7 +125,13 @@ pub fn define(command: Command) -> Command {
 
 /// The flags passed on as they came when the simulator runs in a process of its own.
 #[cfg(feature = "sim")]
-const PASSED_ON: [&str; 4] = ["analytics-per-minute", "analytics-per-month", "seed", "updates"];
+const PASSED_ON: [&str; 5] = [
+    "analytics-per-minute",
+    "analytics-window",
+    "analytics-per-month",
+    "seed",
+    "updates",
+];
 
 /// The simulator's named scenarios (`month-quota-spent`, …).
 #[cfg(feature = "sim")]
@@ -251,6 +267,10 @@ async fn serve(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
             .get_one::<u32>("analytics-per-minute")
             .copied()
             .unwrap_or(defaults.analytics_per_minute),
+        analytics_window: matches
+            .get_one::<std::time::Duration>("analytics-window")
+            .copied()
+            .unwrap_or(defaults.analytics_window),
         analytics_monthly: matches
             .get_one::<u32>("analytics-per-month")
             .copied()
