@@ -261,7 +261,7 @@ impl Shared {
             .work
             .claim(&self.plan, item, self.lease)
             .await
-            .map_err(|e| StateError::Shared(e.to_string()))?;
+            .map_err(StateError::Shared)?;
         let vidplat_redis::WorkClaim::Claimed(token) = claimed else {
             return Ok(None);
         };
@@ -292,11 +292,7 @@ impl Shared {
     ) -> Result<(), ExportError> {
         claim.renewal.abort();
         if paused {
-            return Ok(self
-                .work
-                .release(&claim.token)
-                .await
-                .map_err(|e| StateError::Shared(e.to_string()))?);
+            return Ok(self.work.release(&claim.token).await.map_err(StateError::Shared)?);
         }
         let records: Vec<(String, String)> = finished
             .iter()
@@ -306,7 +302,7 @@ impl Shared {
             .work
             .finish(&claim.token, items, &records)
             .await
-            .map_err(|e| StateError::Shared(e.to_string()))?
+            .map_err(StateError::Shared)?
         {
             tracing::warn!(target: "vidplat::export", "a chunk's claim ended before the chunk did: another worker may read it again");
         }
@@ -439,7 +435,7 @@ impl<R: Report> Export<R> {
     async fn load_state(&self) -> Result<ExportState, ExportError> {
         #[cfg(feature = "redis")]
         if let Some(work) = self.shared_work() {
-            let records = work.records().await.map_err(|e| StateError::Shared(e.to_string()))?;
+            let records = work.records().await.map_err(StateError::Shared)?;
             return Ok(ExportState::from_records(R::INFO.name, records));
         }
         match &self.state {
@@ -464,10 +460,7 @@ impl<R: Report> Export<R> {
             .iter()
             .map(|c| format!("{} {}\n", c.period.first(), c.period.last()))
             .collect();
-        let plan = work
-            .agree_plan(&text)
-            .await
-            .map_err(|e| StateError::Shared(e.to_string()))?;
+        let plan = work.agree_plan(&text).await.map_err(StateError::Shared)?;
         let unusable = |line: &str| {
             ExportError::Invalid(format!(
                 "the shared plan in Redis has a chunk `{line}` outside {}..={} (another export of the same \

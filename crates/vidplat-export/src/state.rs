@@ -23,6 +23,7 @@ pub struct ExportState {
 
 /// A state file that cannot be used.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum StateError {
     /// Reading or writing it failed.
     Io {
@@ -38,8 +39,10 @@ pub enum StateError {
         /// Why.
         reason: String,
     },
-    /// The shared state in Redis cannot be used (unreachable, or an answer out of bounds).
-    Shared(String),
+    /// The shared state in Redis cannot be used: [`vidplat_redis::SharedWorkError::redis`]
+    /// says what Redis did (unreachable, no answer in time, an answer out of bounds).
+    #[cfg(feature = "redis")]
+    Shared(vidplat_redis::SharedWorkError),
     /// It belongs to another report's export.
     OtherReport {
         /// The file.
@@ -58,7 +61,8 @@ impl std::fmt::Display for StateError {
             StateError::Invalid { path, reason } => {
                 write!(f, "export state {} cannot be read: {reason}", path.display())
             }
-            StateError::Shared(reason) => write!(f, "export state: {reason}"),
+            #[cfg(feature = "redis")]
+            StateError::Shared(error) => write!(f, "export state: {error}"),
             StateError::OtherReport { path, found, exporting } => write!(
                 f,
                 "export state {} records an export of {found}, not {exporting}: give each report its own \
@@ -73,6 +77,8 @@ impl std::error::Error for StateError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             StateError::Io { source, .. } => Some(source),
+            #[cfg(feature = "redis")]
+            StateError::Shared(error) => Some(error),
             _ => None,
         }
     }

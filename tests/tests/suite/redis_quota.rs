@@ -805,6 +805,38 @@ async fn three_processes_split_one_export_through_its_shared_state_and_each_day_
     assert_eq!(sim.analytics_stats().refused(), 0, "no 429 from the server");
 }
 
+/// A shared export whose Redis is gone fails before any call and says, typed,
+/// what Redis did (no address took a connection).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_export_whose_redis_is_gone_says_what_redis_did() {
+    use vidplat_export::ExportReport as _;
+    let Some(mut redis) = RedisServer::start() else { return };
+    let shared = store(&redis, "gone", Duration::from_secs(5));
+    redis.stop();
+    let sim = Simulator::start_with(SimConfig::fast()).await.unwrap();
+    let client = sim.client().build().unwrap();
+    let day = vidplat::Period::today_in_japan() - chrono::Days::new(3);
+    let out = tempfile_dir("redis-gone");
+    let error = client
+        .analytics()
+        .unwrap()
+        .cloud_viewing_history()
+        .export(vidplat::Period::days(day, day).unwrap())
+        .shared_state(shared)
+        .run(vidplat_export::Files::new(&out, vidplat_export::Format::Csv))
+        .await
+        .unwrap_err();
+    match &error {
+        vidplat_export::ExportError::State(vidplat_export::StateError::Shared(shared)) => assert!(
+            matches!(shared.redis(), vidplat_redis::RedisError::Unreachable { .. }),
+            "{shared:?}"
+        ),
+        other => panic!("expected the shared state to be unusable, got {other:?}"),
+    }
+    assert_eq!(sim.journal(), [], "no call");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 /// A shared plan naming a day twice (a hostile or broken Redis repeating one
 /// chunk thousands of times) is refused before any call: each repeat would
 /// cost a call of the month.
