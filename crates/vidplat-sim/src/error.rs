@@ -94,10 +94,16 @@ where
 
 /// "`a` is required", or "`a`, `b` and `c` are required".
 pub(crate) fn missing_members(members: &[&str]) -> String {
+    members_breaking(members, "is required", "are required")
+}
+
+/// The members named, then the rule they break: "`a` `one`", or "`a`, `b`
+/// and `c` `many`".
+pub(crate) fn members_breaking(members: &[&str], one: &str, many: &str) -> String {
     let quoted: Vec<String> = members.iter().map(|m| format!("`{m}`")).collect();
     match quoted.as_slice() {
-        [one] => format!("{one} is required"),
-        [rest @ .., last] => format!("{} and {last} are required", rest.join(", ")),
+        [single] => format!("{single} {one}"),
+        [rest @ .., last] => format!("{} and {last} {many}", rest.join(", ")),
         [] => String::new(),
     }
 }

@@ -183,20 +183,14 @@ async fn within_bounds(
         }
         // The generated request types read most `null`s as a member left out:
         // refused here, so that no `null` is ignored.
-        let nulls: Vec<String> = schema
-            .null_not_allowed(json)
-            .iter()
-            .map(|path| format!("`{path}`"))
-            .collect();
-        match nulls.as_slice() {
-            [] => {}
-            [one] => return Err(SimError::invalid(format!("{one} must not be null"))),
-            [rest @ .., last] => {
-                return Err(SimError::invalid(format!(
-                    "{} and {last} must not be null",
-                    rest.join(", ")
-                )))
-            }
+        let nulls = schema.null_not_allowed(json);
+        if !nulls.is_empty() {
+            let nulls: Vec<&str> = nulls.iter().map(String::as_str).collect();
+            return Err(SimError::invalid(crate::error::members_breaking(
+                &nulls,
+                "must not be null",
+                "must not be null",
+            )));
         }
     }
     if let Some((field, rule)) = vidplat_core::first_violation(checks, &query, json.as_ref()) {

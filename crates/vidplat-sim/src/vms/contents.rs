@@ -730,13 +730,13 @@ fn reset_left_out(content: &mut types::Content, update: &serde_json::Value) {
         content.description = None;
     }
     if left_out("type") {
-        content.type_ = Some(types::ContentType::Vod);
+        content.type_ = Some(REGISTERED_UNSENT.type_.clone());
     }
     if left_out("status") {
-        content.status = Some(types::ContentStatus::Public);
+        content.status = Some(REGISTERED_UNSENT.status.clone());
     }
     if left_out("encode_status") {
-        content.encode_status = Some(types::EncodeStatus::None);
+        content.encode_status = Some(REGISTERED_UNSENT.encode_status.clone());
     }
     if left_out("publish_start") {
         content.publish_start = None;
@@ -769,7 +769,7 @@ fn reset_left_out(content: &mut types::Content, update: &serde_json::Value) {
         content.encoder_transaction_id = None;
     }
     if left_out("poster_slideshow_interval") {
-        content.poster_slideshow_interval = Some(DEFAULT_POSTER_SLIDESHOW_INTERVAL);
+        content.poster_slideshow_interval = Some(to_i64(REGISTERED_UNSENT.poster_slideshow_interval));
     }
     if left_out("primary_poster_id") {
         content.primary_poster_id = None;
@@ -782,8 +782,13 @@ fn reset_left_out(content: &mut types::Content, update: &serde_json::Value) {
     }
 }
 
-/// Milliseconds between posters of the slideshow: "default 1000" (Content table).
-const DEFAULT_POSTER_SLIDESHOW_INTERVAL: i64 = 1000;
+/// A registration sent only what it must: its members left out read as the
+/// registration body's type reads them, with the YAML's defaults (`VOD`,
+/// `PUBLIC`, `NONE`, 1000 ms), so those are stated in one place.
+static REGISTERED_UNSENT: std::sync::LazyLock<types::ContentCreate> = std::sync::LazyLock::new(|| {
+    let minimal = serde_json::json!({"title": "-", "category_id": uuid::Uuid::nil(), "stream_sets": [], "streams": []});
+    serde_json::from_value(minimal).expect("a registration of its required members alone reads")
+});
 
 pub(super) async fn delete(
     State(app): State<App>,
