@@ -100,6 +100,19 @@ pub struct SimConfig {
     pub analytics_slow_cost: u64,
     /// The analytics per-minute window (documented: 60 s; tests shorten it).
     pub analytics_window: Duration,
+    /// Days a day's analytics figures keep changing after it ends (default
+    /// 2): a basic answer whose period reaches into them says `golden:
+    /// false`. When the service's figures become final is not shown; with
+    /// 2, code that re-fetches what was not final works whatever it is.
+    pub analytics_settle_days: u32,
+    /// The widest basic-edition rank window (`end_with - start_with + 1`)
+    /// answered; a wider one is refused with 400 (default `Some(10_000)`).
+    /// The documents do not show a maximum: code that narrows its window on
+    /// that refusal works whatever it is; `None` takes any width.
+    pub analytics_basic_max_window: Option<u64>,
+    /// Viewing sessions a day in the synthetic analytics data, on average
+    /// (default 45: 30 to 60 a day).
+    pub analytics_sessions_per_day: u32,
     /// How long an analytics query takes, so that the one-at-a-time limit can
     /// be met (also with [`SimConfig::fast`]).
     pub analytics_latency: Duration,
@@ -231,6 +244,9 @@ impl Default for SimConfig {
             analytics_monthly: 50_000,
             analytics_slow_cost: 5_000_000,
             analytics_window: Duration::from_secs(60),
+            analytics_settle_days: 2,
+            analytics_basic_max_window: Some(10_000),
+            analytics_sessions_per_day: 45,
             analytics_latency: Duration::from_millis(50),
             viewing_session: Duration::from_secs(60),
             time_zone: calendar::japan(),

@@ -127,11 +127,17 @@ struct Selection {
 }
 
 fn select(context: &Context, params: &BasicParams) -> Result<Selection, SimError> {
-    let (period, golden) = params.period(context.now)?;
-    let window = params.ranks()?;
+    let (period, golden) = params.period(context.now, context.settle_days)?;
+    let window = params.ranks(context.basic_max_window)?;
     let filters = params.filters()?;
     Ok(Selection {
-        facts: filters.apply(facts(context.seed, period.from, period.to, context.now)),
+        facts: filters.apply(facts(
+            context.seed,
+            context.sessions_per_day,
+            period.from,
+            period.to,
+            context.now,
+        )),
         period,
         golden,
         window,

@@ -155,7 +155,13 @@ fn select(context: &Context, params: &CloudParams, default_start: Local) -> Resu
     let period = params.period(context.now, default_start, MaxSpan::Months(13))?;
     let filters = params.filters()?;
     Ok((
-        filters.apply(facts(context.seed, period.from, period.to, context.now)),
+        filters.apply(facts(
+            context.seed,
+            context.sessions_per_day,
+            period.from,
+            period.to,
+            context.now,
+        )),
         period,
     ))
 }

@@ -156,21 +156,23 @@ pub(super) struct Situation {
 
 /// The sessions between `from` and `to` (inclusive) that have happened by
 /// `now`, oldest first: a period reaching past now has no data there.
-pub(super) fn facts(seed: u64, from: Local, to: Local, now: Local) -> Vec<Fact> {
+pub(super) fn facts(seed: u64, sessions_per_day: u32, from: Local, to: Local, now: Local) -> Vec<Fact> {
     // Periods are validated to at most 13 months (basic: 732 days); this bound only guards.
     const MAX_DAYS: i64 = 800;
     let to = to.min(now);
     let first = day_of(from);
     let last = day_of(to).min(first + MAX_DAYS);
     (first..=last)
-        .flat_map(|day| day_facts(seed, day))
+        .flat_map(|day| day_facts(seed, sessions_per_day, day))
         .filter(|fact| (from..=to).contains(&fact.at))
         .collect()
 }
 
-fn day_facts(seed: u64, day: i64) -> Vec<Fact> {
+/// A day's sessions: from two thirds to four thirds of `sessions_per_day`.
+fn day_facts(seed: u64, sessions_per_day: u32, day: i64) -> Vec<Fact> {
     let mut rng = SplitMix::new(mix(seed, day));
-    let count = 30 + rng.below(31);
+    let fewest = u64::from(sessions_per_day) * 2 / 3;
+    let count = fewest + rng.below(u64::from(sessions_per_day) * 4 / 3 - fewest + 1);
     let mut facts: Vec<Fact> = (0..count).map(|_| session(&mut rng, day)).collect();
     facts.sort_by_key(|fact| fact.at);
     facts

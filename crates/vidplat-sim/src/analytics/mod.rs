@@ -133,6 +133,12 @@ struct Inner {
 /// What an operation computes with.
 struct Context<'a> {
     seed: u64,
+    /// The synthetic data's sessions a day, on average.
+    sessions_per_day: u32,
+    /// Days after its end a day's figures are not final (`golden: false`).
+    settle_days: u32,
+    /// The widest basic rank window answered.
+    basic_max_window: Option<u64>,
     /// Now, in the simulator's zone (Japan time by default).
     now: clock::Local,
     /// The account's login ID (the basic real-time operation is called with it).
@@ -200,6 +206,9 @@ impl Api {
         };
         let context = Context {
             seed: shared.config.seed,
+            sessions_per_day: shared.config.analytics_sessions_per_day,
+            settle_days: shared.config.analytics_settle_days,
+            basic_max_window: shared.config.analytics_basic_max_window,
             now: clock::now(),
             login_id: &shared.keys.login_id,
         };

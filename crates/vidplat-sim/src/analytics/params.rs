@@ -104,8 +104,9 @@ pub(super) fn basic_sort(key: Option<&str>, order: Option<&str>, default_key: &s
 impl BasicParams {
     /// `start_interval` (default -30) to `end_interval` (default -1), days
     /// relative to today (-731..0); today's data reaches now. The second
-    /// value is `golden`: the period is over, its data final.
-    pub(super) fn period(&self, now: Local) -> Result<(Period, bool), SimError> {
+    /// value is `golden`: the period ended more than `settle_days` days ago,
+    /// its data final.
+    pub(super) fn period(&self, now: Local, settle_days: u32) -> Result<(Period, bool), SimError> {
         let start = within("start_interval", self.start_interval.unwrap_or(-30), -731, 0)?;
         let end = within("end_interval", self.end_interval.unwrap_or(-1), -731, 0)?;
         if start > end {
@@ -116,11 +117,12 @@ impl BasicParams {
             from: (today + start) * DAY,
             to: ((today + end + 1) * DAY - 1).min(now),
         };
-        Ok((period, end < 0))
+        Ok((period, end + i64::from(settle_days) < 0))
     }
 
-    /// Ranks `start_with` (default 1) to `end_with` (default 100).
-    pub(super) fn ranks(&self) -> Result<Window, SimError> {
+    /// Ranks `start_with` (default 1) to `end_with` (default 100), at most
+    /// `max_window` of them.
+    pub(super) fn ranks(&self, max_window: Option<u64>) -> Result<Window, SimError> {
         let first = self.start_with.unwrap_or(1);
         let last = self.end_with.unwrap_or(100);
         if first < 1 || last < 1 {
@@ -128,6 +130,12 @@ impl BasicParams {
         }
         if first > last {
             return Err(SimError::invalid("start_with must not be after end_with"));
+        }
+        let width = (last - first + 1) as u64;
+        if let Some(max) = max_window.filter(|max| width > *max) {
+            return Err(SimError::invalid(format!(
+                "end_with - start_with + 1 must be at most {max} (the simulator's maximum: the service's is not shown)"
+            )));
         }
         Ok(Window::Ranks {
             first: first as u64,

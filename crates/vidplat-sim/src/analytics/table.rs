@@ -275,7 +275,7 @@ impl Bucket {
 /// Every field a report produces survives decoding into its generated row type `R`.
 #[cfg(test)]
 pub(super) fn assert_rows_fit<R: serde::de::DeserializeOwned + serde::Serialize>(report: &Report, edition: Edition) {
-    let facts = super::facts::facts(7, 0, 3 * DAY, 3 * DAY);
+    let facts = super::facts::facts(7, 45, 0, 3 * DAY, 3 * DAY);
     let rows = report.rows(&facts, edition, MetricOptions::default());
     assert!(!rows.is_empty());
     let expected: Vec<&str> = report.dims.iter().chain(report.metrics).copied().collect();

@@ -93,7 +93,11 @@ async fn every_operation_answers_its_page() -> Result<(), Error> {
     assert!(!analytics.basic_reaction().call().await?.data.is_empty());
     let situation = analytics.basic_viewing_situation().parameter("bitrate").call().await?;
     assert_eq!(situation.data.len(), 12);
-    assert_eq!(situation.golden, Some(true), "the default period ended yesterday");
+    assert_eq!(
+        situation.golden,
+        Some(false),
+        "the default period ended yesterday, within the settling days"
+    );
     assert_eq!(situation.unsampled, Some(true));
 
     let realtime = analytics.cloud_realtime_user_counts().call().await?;
@@ -248,7 +252,14 @@ async fn basic_periods_are_days_relative_to_today() -> Result<(), Error> {
     assert_eq!(hours.data.len(), 48, "one row per hour, empty hours included");
     assert_eq!(hours.data[0].date_time, Some(format!("{before_date} 00:00")));
     assert_eq!(hours.data[47].date_time, Some(format!("{yesterday_date} 23:00")));
-    assert_eq!(hours.golden, Some(true));
+    assert_eq!(hours.golden, Some(false), "yesterday is within the 2 settling days");
+    let settled = analytics
+        .basic_by_time_period()
+        .start_interval(-4)
+        .end_interval(-3)
+        .call()
+        .await?;
+    assert_eq!(settled.golden, Some(true), "3 days ago is past the 2 settling days");
     let hourly_sum: i64 = hours.data[24..].iter().filter_map(|row| row.playback_count).sum();
     assert_eq!(
         Some(hourly_sum),
@@ -263,6 +274,39 @@ async fn basic_periods_are_days_relative_to_today() -> Result<(), Error> {
         .call()
         .await?;
     assert_eq!(today.golden, Some(false), "today's data is not final");
+    Ok(())
+}
+
+/// The basic edition's widest rank window is not shown: the simulator
+/// answers 10,000 ranks at once by default and refuses a wider window with
+/// 400, so code that narrows its window on that refusal works whatever the
+/// service's maximum is; `analytics_basic_max_window: None` takes any width.
+#[tokio::test]
+async fn a_basic_window_past_the_maximum_is_refused_with_400() -> Result<(), Error> {
+    let (_sim, client) = start(roomy()).await;
+    let analytics = client.analytics()?;
+    let wide = |end: u64| analytics.basic_viewing_history().start_with(1u64).end_with(end).call();
+    assert!(wide(10_000).await.is_ok(), "10,000 ranks are answered");
+    match wide(10_001).await {
+        Err(Error::Api(api)) => {
+            assert_eq!(api.status, 400);
+            assert!(api.message.unwrap_or_default().contains("at most 10000"));
+        }
+        other => panic!("expected a 400, got {other:?}"),
+    }
+    let (_any, client) = start(SimConfig {
+        analytics_basic_max_window: None,
+        ..roomy()
+    })
+    .await;
+    assert!(client
+        .analytics()?
+        .basic_viewing_history()
+        .start_with(1u64)
+        .end_with(50_000u64)
+        .call()
+        .await
+        .is_ok());
     Ok(())
 }
 

@@ -132,6 +132,8 @@ fn help_exits_0_and_names_every_option_and_variable() {
             "--fast",
             "--analytics-per-minute <N>",
             "--analytics-per-month <N>",
+            "--analytics-settle-days <DAYS>",
+            "--analytics-basic-max-window <N|none>",
             "--key-with-permissions <PERMISSIONS>",
             "--time-zone <OFFSET>",
             "--seed <N>",
@@ -340,6 +342,19 @@ async fn the_seed_the_update_reading_and_the_clock_are_reachable_from_outside_ru
     }
     assert_eq!(figures[0], figures[1], "the same seed, the same figures");
     assert_ne!(figures[0], figures[2], "another seed, other figures");
+
+    // When figures become final and the widest basic window are not shown: both are settings.
+    let (_sim, printed) = start(&["--analytics-settle-days", "1", "--analytics-basic-max-window", "500"]);
+    let root = assignments(&printed)[0].1.clone();
+    let (status, _, body) = answer(&report(&root), Some(DEMO_API_KEY)).await;
+    assert_eq!(
+        (status, &body["golden"]),
+        (200, &serde_json::json!(true)),
+        "ended 2 days ago, 1 settling day"
+    );
+    let wide = format!("{}&start_with=1&end_with=501", report(&root));
+    let (status, _, body) = answer(&wide, Some(DEMO_API_KEY)).await;
+    assert_eq!(status, 400, "{body}");
 
     let (_sim, printed) = start(&["--updates", "keep"]);
     let root = assignments(&printed)[0].1.clone();

@@ -15,6 +15,14 @@ const ROWS: &[(&str, &str)] = &[
     ),
     ("CSV import jobs", "A job's `name` is `import-{id}`"),
     (
+        "Analytics finality (`golden`)",
+        "says `golden: true` when its period ended more than `SimConfig::analytics_settle_days` (2) days before today",
+    ),
+    (
+        "Analytics basic window",
+        "refuses a wider window with 400 `INVALID_REQUEST`",
+    ),
+    (
         "One analytics quota for both editions",
         "The simulator has one account and one quota: basic (`/v1`) and cloud (`/v2`)",
     ),
