@@ -27944,6 +27944,14 @@ pub mod types {
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
+        }
     }
     impl vidplat_core::Paged for BasicContentCategoryPage {
         type Item = BasicContentCategoryRow;
@@ -27962,6 +27970,14 @@ pub mod types {
         #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
+        }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicContentTitlePage {
@@ -27982,6 +27998,14 @@ pub mod types {
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
+        }
     }
     impl vidplat_core::Paged for BasicContentTitleUserPage {
         type Item = BasicContentTitleUserRow;
@@ -28000,6 +28024,14 @@ pub mod types {
         #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
+        }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicEnvironmentPage {
@@ -28020,6 +28052,14 @@ pub mod types {
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
+        }
     }
     impl vidplat_core::Paged for BasicOsPage {
         type Item = BasicOsRow;
@@ -28038,6 +28078,14 @@ pub mod types {
         #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
+        }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicQueryPage {
@@ -28058,6 +28106,14 @@ pub mod types {
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
+        }
     }
     impl vidplat_core::Paged for BasicReactionPage {
         type Item = BasicReactionRow;
@@ -28076,6 +28132,14 @@ pub mod types {
         #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
+        }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicRealtimeUserCountsPage {
@@ -28096,6 +28160,14 @@ pub mod types {
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
+        }
     }
     impl vidplat_core::Paged for BasicRegionPage {
         type Item = BasicRegionRow;
@@ -28114,6 +28186,14 @@ pub mod types {
         #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
+        }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicSitePage {
@@ -28134,6 +28214,14 @@ pub mod types {
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
+        }
     }
     impl vidplat_core::Paged for BasicTimePeriodPage {
         type Item = BasicTimePeriodRow;
@@ -28152,6 +28240,14 @@ pub mod types {
         #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
+        }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicUserPage {
@@ -28172,6 +28268,14 @@ pub mod types {
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
+        }
     }
     impl vidplat_core::Paged for BasicViewingHistoryPage {
         type Item = BasicViewingHistoryRow;
@@ -28191,6 +28295,14 @@ pub mod types {
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
+        }
     }
     impl vidplat_core::Paged for BasicViewingSituationPage {
         type Item = BasicViewingSituationRow;
@@ -28209,6 +28321,14 @@ pub mod types {
         #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
+        }
+        #[inline]
+        fn golden(&self) -> ::std::option::Option<bool> {
+            self.golden
+        }
+        #[inline]
+        fn unsampled(&self) -> ::std::option::Option<bool> {
+            self.unsampled
         }
     }
     impl vidplat_core::Paged for CloudActiveUsersPage {

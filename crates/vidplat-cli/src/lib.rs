@@ -9,6 +9,7 @@ pub mod command;
 mod commands;
 mod config;
 mod failure;
+mod flags;
 mod output;
 mod progress;
 mod run;
@@ -252,10 +253,9 @@ fn interruption_note(matches: &ArgMatches) -> String {
         .and_then(|(service, sub)| Some((SERVICES.into_iter().find(|s| s.as_str() == service)?, sub)))
         .and_then(|(service, sub)| Some((service, sub.subcommand()?)))
         .filter(|(service, (name, _))| Extra::find(Some(*service), name) == Some(Extra::Export));
-    match export {
-        Some((_, (_, export))) if !flag(export, "dry-run") => commands::export_interruption_note(export),
-        _ => "interrupted".to_owned(),
-    }
+    export
+        .and_then(|(_, (_, export))| commands::export_interruption_note(export))
+        .unwrap_or_else(|| "interrupted".to_owned())
 }
 
 /// A flag that only some commands define: unset where it is not defined.

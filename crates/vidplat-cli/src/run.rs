@@ -32,8 +32,12 @@ impl Args {
         let mut args = Args::default();
         let mut members = Map::new();
         for arg in spec.args() {
+            // A command may offer some of the operation's arguments only
+            // (an export sets the period and the page window itself).
             let values: Vec<Value> = matches
-                .get_many::<Value>(&arg.id())
+                .try_get_many::<Value>(&arg.id())
+                .ok()
+                .flatten()
                 .map(|v| v.cloned().collect())
                 .unwrap_or_default();
             if values.is_empty() {
@@ -274,7 +278,7 @@ fn apply_set(body: &mut Value, set: &str, schema: vidplat_core::RequestBody) -> 
     let value = if raw {
         serde_json::from_str(text).map_err(|e| Failure::invalid(&field, format!("is not JSON: {e}")))?
     } else {
-        crate::command::scalar(kind, text).map_err(|rule| Failure::invalid(&field, rule))?
+        crate::flags::scalar(kind, text).map_err(|rule| Failure::invalid(&field, rule))?
     };
     let mut at = body;
     for step in &steps {

@@ -679,11 +679,61 @@ fn every_command_has_its_help_in_a_snapshot() {
             format!("{path} {}", command.get_name())
         };
         listing.push_str(&format!("## {path}\n{}\n", command.render_long_help()));
-        for sub in command.get_subcommands_mut() {
+        // One report's export in full: the others differ only in the report's
+        // own flags, each checked below against the report's command.
+        let subcommands = command.get_subcommands_mut();
+        let subcommands: Vec<_> = if path == "vidplat analytics export" {
+            subcommands.take(1).collect()
+        } else {
+            subcommands.collect()
+        };
+        for sub in subcommands {
             walk(sub, &path, listing);
         }
     }
     walk(&mut root, "", &mut listing);
+    // Each report's export: its own command's value flags but the period and
+    // the page window, then the export's flags (those of the first report's).
+    let analytics = root.find_subcommand("analytics").expect("analytics");
+    let export = analytics.find_subcommand("export").expect("analytics export");
+    type Flags = std::collections::BTreeSet<String>;
+    let longs = |command: &clap::Command| -> Flags {
+        command
+            .get_arguments()
+            .filter(|a| !a.is_global_set())
+            .filter_map(|a| a.get_long())
+            .map(str::to_owned)
+            .collect()
+    };
+    let parameters = |info: &vidplat_export::ReportInfo| -> Flags {
+        let report = analytics
+            .find_subcommand(info.name.replace('_', "-"))
+            .expect("the report's own command");
+        report
+            .get_arguments()
+            .filter(|a| a.get_help_heading().is_none() && !a.is_global_set())
+            .filter_map(|a| a.get_long())
+            .filter(|flag| !info.set_by_export.iter().any(|set| set.replace('_', "-") == *flag))
+            .map(str::to_owned)
+            .collect()
+    };
+    let first = vidplat_export::REPORTS[0];
+    let export_flags: Flags = longs(export.find_subcommand(first.name.replace('_', "-")).expect("a report"))
+        .difference(&parameters(first))
+        .cloned()
+        .collect();
+    assert!(
+        export_flags.contains("settle-days") && export_flags.contains("out"),
+        "{export_flags:?}"
+    );
+    for info in vidplat_export::REPORTS {
+        let name = info.name.replace('_', "-");
+        let exporting = export
+            .find_subcommand(&name)
+            .unwrap_or_else(|| panic!("analytics export {name}"));
+        let expected: Flags = parameters(info).union(&export_flags).cloned().collect();
+        assert_eq!(longs(exporting), expected, "analytics export {name}");
+    }
     let operations = vidplat::encoder::operations::ALL.len()
         + vidplat::vms::operations::ALL.len()
         + vidplat::analytics::operations::ALL.len();

@@ -87,7 +87,8 @@ fn export_args<'a>(from: &'a str, to: &'a str, out: &'a str) -> Vec<&'a str> {
     ]
 }
 
-/// Every file under `dir` but the state: relative path → bytes.
+/// Every partition file under `dir` (not the state, not the manifest):
+/// relative path → bytes.
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut found = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -96,13 +97,19 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             let path = entry.expect("an entry").path();
             if path.is_dir() {
                 stack.push(path);
-            } else if !path.ends_with(".vidplat-export-state.json") {
+            } else if next != dir {
                 let name = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
                 found.insert(name, std::fs::read(&path).expect("a file"));
             }
         }
     }
     found
+}
+
+/// The export's `_manifest.json`.
+fn manifest(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("_manifest.json")).expect("a manifest beside the partitions");
+    serde_json::from_str(&text).expect("the manifest is JSON")
 }
 
 /// Data rows across the CSV files (each file has a header line).
@@ -164,6 +171,11 @@ async fn killed_mid_export_then_run_again_the_files_are_those_of_one_run() {
     let (after_kill, in_one_run) = (files(interrupted.path()), files(whole.path()));
     assert_eq!(in_one_run.len(), 8, "one file a day: {:?}", in_one_run.keys());
     assert_eq!(after_kill, in_one_run, "byte-identical, no temporary file left");
+    assert_eq!(
+        manifest(interrupted.path()),
+        manifest(whole.path()),
+        "the same manifest"
+    );
     assert_eq!(
         rows(&after_kill) as u64,
         once["rows"].as_u64().unwrap(),
@@ -279,4 +291,422 @@ async fn ctrl_c_mid_export_exits_130_saying_where_the_state_is_and_how_to_resume
     assert_eq!(resumed.code, 0, "{resumed:?}");
     let summary: serde_json::Value = serde_json::from_str(&resumed.stdout).expect("the summary is JSON");
     assert!(summary["skipped"].as_u64().unwrap() >= 1, "{summary}");
+}
+
+/// From `first` to `last` days before today (Japan time), as text.
+fn days_ago(first: u64, last: u64) -> (String, String) {
+    let today = Period::today_in_japan();
+    (
+        (today - chrono::Days::new(first)).to_string(),
+        (today - chrono::Days::new(last)).to_string(),
+    )
+}
+
+fn json_of(ran: &Ran) -> serde_json::Value {
+    serde_json::from_str(&ran.stdout).unwrap_or_else(|e| panic!("JSON on stdout ({e}): {ran:?}"))
+}
+
+/// Each partition of the manifest with whether it is final, in order.
+fn finality(manifest: &serde_json::Value) -> Vec<(String, bool)> {
+    manifest["partitions"]
+        .as_array()
+        .expect("the manifest's partitions")
+        .iter()
+        .map(|p| (p["path"].as_str().unwrap_or_default().to_owned(), p["final"] == true))
+        .collect()
+}
+
+#[tokio::test]
+async fn basic_days_not_final_are_fetched_again_until_the_service_says_golden_and_only_they() {
+    // Figures settle 2 days after a day ends (the simulator's default): the
+    // answers for the last two days of the period say `golden: false`.
+    let settling = simulator(SimConfig::fast()).await;
+    let (from, to) = days_ago(6, 1);
+    let dir = tempfile::tempdir().expect("a directory");
+    let out = dir.path().to_string_lossy().into_owned();
+    let args = [
+        "analytics",
+        "export",
+        "basic-by-time-period",
+        "--granularity",
+        "daily",
+        "--from",
+        &from,
+        "--to",
+        &to,
+        "--out",
+        &out,
+        "-o",
+        "json",
+    ];
+    let first = run(&settling, &args).await;
+    assert_eq!(first.code, 0, "{first:?}");
+    let summary = json_of(&first);
+    // 50,000 then 25,000 then 12,500 ranks refused (the simulator's maximum is 10,000), 6,250 taken.
+    assert_eq!(
+        (
+            summary["partitions"].as_u64(),
+            summary["provisional"].as_u64(),
+            summary["windows_narrowed"].as_u64(),
+            summary["page_rows"].as_u64(),
+            summary["calls"].as_u64()
+        ),
+        (Some(6), Some(2), Some(3), Some(6_250), Some(5)),
+        "{summary}"
+    );
+    let first_manifest = manifest(dir.path());
+    assert_eq!(
+        finality(&first_manifest).iter().map(|(_, f)| *f).collect::<Vec<_>>(),
+        [true, true, true, true, false, false],
+        "{first_manifest}"
+    );
+    assert_eq!(
+        (
+            &first_manifest["parameters"],
+            &first_manifest["final_by"],
+            &first_manifest["edition"]
+        ),
+        (
+            &serde_json::json!({"granularity": "daily"}),
+            &serde_json::json!("golden"),
+            &serde_json::json!("basic")
+        )
+    );
+    let rows_in_manifest: u64 = first_manifest["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["rows"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        rows_in_manifest as usize,
+        rows(&files(dir.path())),
+        "the manifest counts every row"
+    );
+
+    // The same account once its figures have settled.
+    let settled = simulator(SimConfig {
+        analytics_settle_days: 0,
+        ..SimConfig::fast()
+    })
+    .await;
+    let mut dry = args.to_vec();
+    dry.push("--dry-run");
+    let plan = json_of(&run(&settled, &dry).await);
+    assert_eq!(
+        (
+            plan["chunks"].as_array().map(Vec::len),
+            plan["again"].as_u64(),
+            plan["done_before"].as_u64()
+        ),
+        (Some(1), Some(2), Some(4)),
+        "only the two provisional days: {plan}"
+    );
+    let second = run(&settled, &args).await;
+    assert_eq!(second.code, 0, "{second:?}");
+    let summary = json_of(&second);
+    assert_eq!(
+        (
+            summary["calls"].as_u64(),
+            summary["skipped"].as_u64(),
+            summary["provisional"].as_u64(),
+            summary["windows_narrowed"].as_u64()
+        ),
+        (Some(1), Some(4), Some(0), Some(0)),
+        "one call at the window the first run learnt: {summary}"
+    );
+    let asked: Vec<String> = settled
+        .journal()
+        .iter()
+        .map(|r| r.query.clone().unwrap_or_default())
+        .collect();
+    assert!(
+        asked.len() == 1
+            && ["start_interval=-2", "end_interval=-1", "end_with=6250"]
+                .iter()
+                .all(|part| asked[0].split('&').any(|pair| pair == *part)),
+        "{asked:?}"
+    );
+    assert!(finality(&manifest(dir.path())).iter().all(|(_, f)| *f));
+
+    // Other parameters are refused before any call, not mixed into the directory.
+    let mut other = args.to_vec();
+    other[4] = "hourly";
+    let refused = run(&settled, &other).await;
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(refused.stderr.contains("records the parameters"), "{}", refused.stderr);
+    assert_eq!(settled.journal().len(), 1, "nothing more was sent");
+}
+
+#[tokio::test]
+async fn cloud_days_younger_than_the_settling_days_stay_provisional() {
+    let sim = simulator(SimConfig::fast()).await;
+    let (from, to) = days_ago(4, 1);
+    let dir = tempfile::tempdir().expect("a directory");
+    let out = dir.path().to_string_lossy().into_owned();
+    let args = [
+        "analytics",
+        "export",
+        "cloud-viewing-history",
+        "--from",
+        &from,
+        "--to",
+        &to,
+        "--out",
+        &out,
+        "-o",
+        "json",
+    ];
+    let first = json_of(&run(&sim, &args).await);
+    // The cloud answers do not say: a day is final once 2 days have passed since it ended.
+    assert_eq!(
+        (first["provisional"].as_u64(), first["calls"].as_u64()),
+        (Some(2), Some(2)),
+        "{first}"
+    );
+    let described = manifest(dir.path());
+    assert_eq!(described["final_by"], "age");
+    assert_eq!(
+        finality(&described).iter().map(|(_, f)| *f).collect::<Vec<_>>(),
+        [true, true, false, false]
+    );
+
+    let mut settled = args.to_vec();
+    settled.extend(["--settle-days", "0"]);
+    let again = json_of(&run(&sim, &settled).await);
+    assert_eq!(
+        (
+            again["calls"].as_u64(),
+            again["skipped"].as_u64(),
+            again["provisional"].as_u64()
+        ),
+        (Some(1), Some(2), Some(0)),
+        "{again}"
+    );
+}
+
+#[tokio::test]
+async fn a_granularity_coarser_than_a_day_asks_for_the_whole_period_at_once() {
+    let sim = simulator(SimConfig::fast()).await;
+    let (from, to) = days_ago(20, 3);
+    let dir = tempfile::tempdir().expect("a directory");
+    let out = dir.path().to_string_lossy().into_owned();
+    let plan = |granularity: &'static str| {
+        let (from, to, out) = (from.clone(), to.clone(), out.clone());
+        let sim = &sim;
+        async move {
+            let args = [
+                "analytics",
+                "export",
+                "cloud-by-time-period",
+                "--granularity",
+                granularity,
+                "--from",
+                &from,
+                "--to",
+                &to,
+                "--out",
+                &out,
+                "--dry-run",
+                "-o",
+                "json",
+            ];
+            json_of(&run(sim, &args).await)
+        }
+    };
+    assert_eq!(
+        plan("daily").await["chunks"].as_array().map(Vec::len),
+        Some(3),
+        "by day, a week a chunk"
+    );
+    assert_eq!(
+        plan("weekly").await["chunks"],
+        serde_json::json!([format!("{from}..={to}")]),
+        "a row may span days: the period in one call"
+    );
+    assert_eq!(sim.analytics_stats().admitted(), 0);
+}
+
+#[tokio::test]
+async fn a_parameter_out_of_its_bounds_is_refused_as_the_report_s_own_command_refuses_it() {
+    let sim = simulator(SimConfig::fast()).await;
+    let (from, to) = days_ago(4, 3);
+    let dir = tempfile::tempdir().expect("a directory");
+    let out = dir.path().to_string_lossy().into_owned();
+    let args = [
+        "analytics",
+        "export",
+        "cloud-viewing-history",
+        "--engagement-bitmap-granularity",
+        "500",
+        "--from",
+        &from,
+        "--to",
+        &to,
+        "--out",
+        &out,
+    ];
+    let refused = run(&sim, &args).await;
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(
+        refused
+            .stderr
+            .contains("`engagement_bitmap_granularity` must be at most 100"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(sim.analytics_stats().admitted(), 0, "nothing was called");
+    let unknown = run(
+        &sim,
+        &["analytics", "export", "cloud-viewing-history", "--minutes", "5"],
+    )
+    .await;
+    assert_eq!(unknown.code, 2, "a flag the report does not take: {unknown:?}");
+}
+
+/// The tools venv's python, when it has pyarrow and duckdb; `None` (the test
+/// says `skipped`) without them, unless `VIDPLAT_REQUIRE_PYTHON_READERS=1`.
+fn python_with_readers() -> Option<std::path::PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python = root.join(".tools/venv/bin/python");
+    let ready = std::process::Command::new(&python)
+        .args(["-c", "import pyarrow, duckdb"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ready {
+        assert!(
+            std::env::var("VIDPLAT_REQUIRE_PYTHON_READERS").as_deref() != Ok("1"),
+            "VIDPLAT_REQUIRE_PYTHON_READERS=1 and no pyarrow and duckdb in .tools/venv: run `cargo xtask lint`"
+        );
+        eprintln!("skipped: no pyarrow and duckdb in .tools/venv (`cargo xtask lint` installs them)");
+    }
+    ready.then_some(python)
+}
+
+#[tokio::test]
+async fn pyarrow_and_duckdb_read_the_output_directory_as_one_dataset_with_the_manifest_s_types() {
+    let Some(python) = python_with_readers() else { return };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../xtask/python/read_dataset.py");
+    let sim = simulator(SimConfig::fast()).await;
+    let (from, to) = days_ago(8, 4);
+    for format in ["csv", "ndjson", "arrow", "parquet"] {
+        let dir = tempfile::tempdir().expect("a directory");
+        let out = dir.path().to_string_lossy().into_owned();
+        let args = [
+            "analytics",
+            "export",
+            "cloud-viewing-history",
+            "--from",
+            &from,
+            "--to",
+            &to,
+            "--format",
+            format,
+            "--out",
+            &out,
+            "-o",
+            "json",
+        ];
+        let ran = run(&sim, &args).await;
+        assert_eq!(ran.code, 0, "{ran:?}");
+        let read = std::process::Command::new(&python)
+            .arg(&script)
+            .args([&out, format])
+            .output()
+            .expect("the script runs");
+        assert!(read.status.success(), "{}", String::from_utf8_lossy(&read.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&read.stdout).expect("the report is JSON");
+        let rows = report["manifest_rows"].as_u64().expect("the manifest's rows");
+        assert!(rows > 0, "{report}");
+        for reader in report["readers"].as_array().expect("readers") {
+            if reader.get("skipped").is_some() {
+                assert_eq!((format, &reader["reader"]), ("arrow", &serde_json::json!("duckdb")));
+                continue;
+            }
+            let name = reader["reader"].as_str().unwrap_or_default();
+            assert_eq!(reader["rows"].as_u64(), Some(rows), "{format} by {name}: {reader}");
+            assert_eq!(
+                reader["partitions"].as_u64(),
+                Some(5),
+                "{format} by {name}: one file a day"
+            );
+            let columns = &reader["columns"];
+            let (timestamp, date) = match name {
+                "pyarrow" => ("timestamp[ms, tz=+09:00]", "date32[day]"),
+                _ => ("TIMESTAMP WITH TIME ZONE", "DATE"),
+            };
+            assert_eq!(
+                (&columns["date_time"], &columns["export_chunk_first"]),
+                (&serde_json::json!(timestamp), &serde_json::json!(date)),
+                "{format} by {name}: {reader}"
+            );
+            assert!(columns.get("date").is_some(), "the hive partition column: {reader}");
+        }
+    }
+}
+
+/// An export of 100,000 rows and more: the calls a basic report spends
+/// where the service takes wide rank windows and where it refuses them past
+/// 25,000, and a cloud report's (BENCHMARKS.md (l) quotes them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_thousand_rows_take_a_few_calls_and_still_complete_where_wide_basic_windows_are_refused() {
+    let (from, to) = days_ago(23, 3);
+    let export = |report: &'static str, max_window: Option<u64>| {
+        let (from, to) = (from.clone(), to.clone());
+        async move {
+            let sim = simulator(SimConfig {
+                analytics_sessions_per_day: 5_500,
+                analytics_basic_max_window: max_window,
+                analytics_latency: Duration::ZERO,
+                ..SimConfig::fast()
+            })
+            .await;
+            let dir = tempfile::tempdir().expect("a directory");
+            let out = dir.path().to_string_lossy().into_owned();
+            let args = [
+                "analytics",
+                "export",
+                report,
+                "--from",
+                &from,
+                "--to",
+                &to,
+                "--out",
+                &out,
+                "-o",
+                "json",
+            ];
+            let ran = run(&sim, &args).await;
+            assert_eq!(ran.code, 0, "{ran:?}");
+            let summary = json_of(&ran);
+            let rows = summary["rows"].as_u64().unwrap_or_default();
+            assert!(rows >= 100_000, "{summary}");
+            assert_eq!(rows as usize, self::rows(&files(dir.path())), "every row in the files");
+            (
+                rows,
+                summary["calls"].as_u64().unwrap_or_default(),
+                summary["page_rows"].clone(),
+            )
+        }
+    };
+    // Three simulators, three processes: at once.
+    let (wide, narrowed, cloud) = tokio::join!(
+        export("basic-viewing-history", None),
+        export("basic-viewing-history", Some(25_000)),
+        export("cloud-viewing-history", None),
+    );
+    let spent = [wide, narrowed, cloud];
+    eprintln!("rows, calls and page rows (basic, any window; basic, at most 25,000; cloud): {spent:?}");
+    let [(_, wide, wide_rows), (_, narrowed, narrowed_rows), (_, cloud, _)] = &spent[..] else {
+        unreachable!()
+    };
+    assert_eq!(*cloud, 3, "a cloud page holds 50,000 rows: {spent:?}");
+    // Three chunks of a week: one call each.
+    assert_eq!((*wide, wide_rows), (3, &serde_json::json!(50_000)), "{spent:?}");
+    // 50,000 refused once; then each chunk of about 37,000 rows in two pages of 25,000.
+    assert_eq!(
+        (*narrowed, narrowed_rows),
+        (1 + 3 * 2, &serde_json::json!(25_000)),
+        "{spent:?}"
+    );
 }

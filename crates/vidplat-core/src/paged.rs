@@ -30,6 +30,16 @@ pub trait Paged {
         None
     }
 
+    /// `golden` (analytics basic edition): all returned data is final.
+    fn golden(&self) -> Option<bool> {
+        None
+    }
+
+    /// `unsampled` (analytics basic edition): all returned data is unsampled.
+    fn unsampled(&self) -> Option<bool> {
+        None
+    }
+
     /// `last_page` of a page-numbered list (tasks).
     fn last_page(&self) -> Option<i64> {
         None

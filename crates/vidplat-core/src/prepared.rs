@@ -176,16 +176,22 @@ pub enum Rows<R> {
         rows: std::vec::IntoIter<R>,
         /// The page's `truncated`, where it has one.
         truncated: Option<bool>,
+        /// The page's `golden`, where it has one.
+        golden: Option<bool>,
+        /// The page's `unsampled`, where it has one.
+        unsampled: Option<bool>,
     },
 }
 
 impl<R> Rows<R> {
     /// The rows of a page decoded whole.
     pub(crate) fn decoded<P: Paged<Item = R>>(page: P) -> Self {
-        let truncated = page.truncated();
+        let (truncated, golden, unsampled) = (page.truncated(), page.golden(), page.unsampled());
         Rows::Decoded {
             rows: page.into_items().into_iter(),
             truncated,
+            golden,
+            unsampled,
         }
     }
 }
@@ -205,7 +211,25 @@ impl<R: DeserializeOwned + Send + 'static> Rows<R> {
     pub fn truncated(&self) -> Option<bool> {
         match self {
             Rows::Arriving(rows) => rows.truncated(),
-            Rows::Decoded { rows, truncated } => truncated.filter(|_| rows.len() == 0),
+            Rows::Decoded { rows, truncated, .. } => truncated.filter(|_| rows.len() == 0),
+        }
+    }
+
+    /// The answer's `golden` (analytics basic edition: all returned data is
+    /// final), once every row has been read; `None` before that, or when the
+    /// answer has none.
+    pub fn golden(&self) -> Option<bool> {
+        match self {
+            Rows::Arriving(rows) => rows.golden(),
+            Rows::Decoded { rows, golden, .. } => golden.filter(|_| rows.len() == 0),
+        }
+    }
+
+    /// The answer's `unsampled` (all returned data is unsampled), as [`Self::golden`].
+    pub fn unsampled(&self) -> Option<bool> {
+        match self {
+            Rows::Arriving(rows) => rows.unsampled(),
+            Rows::Decoded { rows, unsampled, .. } => unsampled.filter(|_| rows.len() == 0),
         }
     }
 }

@@ -154,8 +154,32 @@ pub(crate) async fn decode_while_arriving<T: DeserializeOwned + Send + 'static>(
 pub struct RowReceiver<R> {
     rows: mpsc::Receiver<Result<Vec<R>, CallFailure>>,
     batch: std::vec::IntoIter<R>,
-    /// The envelope's `truncated`, set by the decoder before it closes the channel.
-    truncated: Arc<OnceLock<bool>>,
+    /// The envelope's flags, set by the decoder before it closes the channel.
+    flags: Arc<EnvelopeFlags>,
+}
+
+/// The boolean members of a list envelope beside `data`, as the answer gave
+/// them (read tolerantly: a member that is not a boolean says nothing).
+#[derive(Debug, Default)]
+pub(crate) struct EnvelopeFlags {
+    /// `truncated`: further rows exist.
+    pub(crate) truncated: OnceLock<bool>,
+    /// `golden` (analytics basic edition): all returned data is final.
+    pub(crate) golden: OnceLock<bool>,
+    /// `unsampled` (analytics basic edition): all returned data is unsampled.
+    pub(crate) unsampled: OnceLock<bool>,
+}
+
+impl EnvelopeFlags {
+    fn set(&self, key: &str, value: bool) {
+        let flag = match key {
+            "truncated" => &self.truncated,
+            "golden" => &self.golden,
+            "unsampled" => &self.unsampled,
+            _ => return,
+        };
+        let _ = flag.set(value);
+    }
 }
 
 impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
@@ -164,8 +188,8 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
     /// is read; dropping the receiver stops the reading.
     pub(crate) fn start(exchange: Exchange) -> Self {
         let (tx, rows) = mpsc::channel(BATCHES_IN_FLIGHT);
-        let truncated = Arc::new(OnceLock::new());
-        let seen_truncated = truncated.clone();
+        let flags = Arc::new(EnvelopeFlags::default());
+        let seen_flags = flags.clone();
         tokio::spawn(async move {
             let Exchange {
                 response,
@@ -180,7 +204,7 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
                 let mut track = serde_path_to_error::Track::new();
                 let seed = Envelope::<R> {
                     rows: &sender,
-                    truncated: &seen_truncated,
+                    flags: &seen_flags,
                     row: PhantomData,
                 };
                 match seed.deserialize(serde_path_to_error::Deserializer::new(&mut deserializer, &mut track)) {
@@ -200,14 +224,25 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
         Self {
             rows,
             batch: Vec::new().into_iter(),
-            truncated,
+            flags,
         }
     }
 
     /// The answer's `truncated` (further rows exist), once every row has been
     /// read; `None` before that, or when the answer has no boolean `truncated`.
     pub fn truncated(&self) -> Option<bool> {
-        self.truncated.get().copied()
+        self.flags.truncated.get().copied()
+    }
+
+    /// The answer's `golden` (all returned data is final), once every row has
+    /// been read; `None` before that, or when the answer has no boolean `golden`.
+    pub fn golden(&self) -> Option<bool> {
+        self.flags.golden.get().copied()
+    }
+
+    /// The answer's `unsampled`, as [`Self::golden`].
+    pub fn unsampled(&self) -> Option<bool> {
+        self.flags.unsampled.get().copied()
     }
 
     /// The next row, a failure (then nothing more), or `None` at the end.
@@ -238,7 +273,7 @@ const STOPPED: &str = "the row stream was dropped";
 /// soon as it is decoded; the other members are skipped.
 struct Envelope<'a, R> {
     rows: &'a mpsc::Sender<Result<Vec<R>, CallFailure>>,
-    truncated: &'a OnceLock<bool>,
+    flags: &'a EnvelopeFlags,
     row: PhantomData<R>,
 }
 
@@ -263,10 +298,10 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Envelope<'_, R> {
             if key == "data" && !seen {
                 seen = true;
                 map.next_value_seed(Rows { rows: self.rows })?;
-            } else if key == "truncated" {
+            } else if matches!(&*key, "truncated" | "golden" | "unsampled") {
                 // Read tolerantly: anything but a boolean says nothing.
-                if let serde_json::Value::Bool(truncated) = map.next_value::<serde_json::Value>()? {
-                    let _ = self.truncated.set(truncated);
+                if let serde_json::Value::Bool(value) = map.next_value::<serde_json::Value>()? {
+                    self.flags.set(&key, value);
                 }
             } else {
                 map.next_value::<serde::de::IgnoredAny>()?;

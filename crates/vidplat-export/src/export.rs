@@ -1,11 +1,11 @@
 //! `.export(period)`: the run, chunk by chunk, under the quota.
 
 use crate::encoder::SinkError;
-use crate::plan::{self, Chunk, Plan};
-use crate::report::{Report, Split};
+use crate::plan::{self, Chunk, Plan, Refetch};
+use crate::report::{FinalBy, Report, Split};
 use crate::schema::{self, Column, Value, LINEAGE};
 use crate::sink::{Partition, PartitionSink, RowSink};
-use crate::state::{ExportState, StateError};
+use crate::state::{Committed, ExportState, StateError};
 use chrono::{DateTime, Datelike as _, FixedOffset, NaiveDate, TimeZone as _};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
@@ -26,6 +26,22 @@ pub const DEFAULT_CHUNK_DAYS: u32 = 7;
 /// read on, so a server that never says "last page" cannot spend the month.
 pub const DEFAULT_MAX_PAGES_PER_CHUNK: u64 = 20;
 
+/// Days a day's figures may still change after it ends, where the service
+/// does not say when they are final (the cloud edition; a basic answer
+/// without `golden`): an assumption, the documents do not say. With 2, on
+/// the 28th the 25th is final and the 26th, 27th and 28th are provisional.
+pub const DEFAULT_SETTLE_DAYS: u32 = 2;
+
+/// The first rank window an export asks a basic report for when neither the
+/// caller nor an earlier run set one: the basic edition's maximum is not
+/// shown, and the cloud edition's documented largest page is 50,000 rows.
+/// A window refused with 400 is halved, down to [`DOCUMENTED_WINDOW`].
+pub const FIRST_WINDOW: u64 = 50_000;
+
+/// The basic edition's documented default window (`start_with` 1 to
+/// `end_with` 100): the narrowest an export halves to.
+pub const DOCUMENTED_WINDOW: u64 = 100;
+
 /// `.export(period)` on every analytics report builder the exporter knows
 /// (see [`crate::REPORTS`]).
 pub trait ExportReport: Report + Sized {
@@ -44,6 +60,7 @@ pub struct Export<R: Report> {
     period: Period,
     chunk_days: u32,
     lookback_days: u32,
+    settle_days: u32,
     reserve_month: u64,
     state: Option<PathBuf>,
     #[cfg(feature = "redis")]
@@ -151,8 +168,20 @@ pub struct Summary {
     pub chunks_done: usize,
     /// Chunks halved after a 408.
     pub chunks_split: usize,
-    /// Partitions an earlier run finished, not asked for again.
+    /// Rank windows refused with 400 and halved (basic reports, when the
+    /// export chose the window).
+    pub windows_narrowed: usize,
+    /// The rows a page asked for at the end of the run (the window an
+    /// earlier run learnt, halved on refusals), where the export pages.
+    pub page_rows: Option<u64>,
+    /// Partitions an earlier run finished with final figures, not asked for again.
     pub skipped: usize,
+    /// Partitions committed this run whose figures are not final yet: the
+    /// next run asks for them again.
+    pub provisional: usize,
+    /// Partitions committed this run that the service said hold sampled
+    /// figures (`unsampled: false`).
+    pub sampled: usize,
     /// Chunks another worker sharing the state ([`Export::shared_state`])
     /// held or had finished: left to it.
     pub chunks_by_others: usize,
@@ -168,6 +197,10 @@ pub struct Summary {
 pub enum ExportError {
     /// The export's settings cannot run.
     Invalid(String),
+    /// The report's request was refused before anything was sent (a
+    /// parameter outside its documented bounds, say): the error the
+    /// report's own call gives.
+    NotSent(Error),
     /// The state file.
     State(StateError),
     /// The service or the client failed on a chunk.
@@ -184,6 +217,8 @@ pub enum ExportError {
         /// Why.
         reason: String,
     },
+    /// The sink did not take the export's description (its manifest).
+    Manifest(SinkError),
     /// The sink failed.
     Sink {
         /// The partition.
@@ -197,9 +232,11 @@ impl std::fmt::Display for ExportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ExportError::Invalid(reason) => f.write_str(reason),
+            ExportError::NotSent(error) => error.fmt(f),
             ExportError::State(error) => error.fmt(f),
             ExportError::Call { chunk, source } => write!(f, "chunk {chunk}: {source}"),
             ExportError::Row { chunk, reason } => write!(f, "chunk {chunk}: {reason}"),
+            ExportError::Manifest(source) => write!(f, "writing the manifest: {source}"),
             ExportError::Sink { partition, source } => write!(f, "writing {}: {source}", partition.dir_name()),
         }
     }
@@ -209,8 +246,8 @@ impl std::error::Error for ExportError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ExportError::State(error) => Some(error),
-            ExportError::Call { source, .. } => Some(source),
-            ExportError::Sink { source, .. } => Some(source.as_ref()),
+            ExportError::Call { source, .. } | ExportError::NotSent(source) => Some(source),
+            ExportError::Sink { source, .. } | ExportError::Manifest(source) => Some(source.as_ref()),
             _ => None,
         }
     }
@@ -312,7 +349,9 @@ impl Shared {
 
 /// How one chunk ended, short of an error that ends the run.
 enum ChunkEnd {
-    Done(Vec<Partition>),
+    Done(Vec<(Partition, Committed)>),
+    /// The first page was refused (400) at a window the export chose.
+    WindowRefused(String),
     TooSlow(String),
     Quota(Quota, Option<Duration>, String),
     /// The claim on a shared chunk was lost: nothing of it was committed.
@@ -326,6 +365,7 @@ impl<R: Report> Export<R> {
             period,
             chunk_days: DEFAULT_CHUNK_DAYS,
             lookback_days: 0,
+            settle_days: DEFAULT_SETTLE_DAYS,
             reserve_month: 0,
             state: None,
             #[cfg(feature = "redis")]
@@ -333,7 +373,7 @@ impl<R: Report> Export<R> {
             #[cfg(feature = "redis")]
             shared_chunk_lease: SHARED_CHUNK_LEASE,
             max_pages_per_chunk: DEFAULT_MAX_PAGES_PER_CHUNK,
-            page_rows: R::INFO.default_page_rows,
+            page_rows: None,
             fetched_at: None,
             progress: watch::Sender::new(Progress::default()),
         }
@@ -350,6 +390,17 @@ impl<R: Report> Export<R> {
     /// finished or not: recent figures are restated (default 0).
     pub fn lookback_days(mut self, days: u32) -> Self {
         self.lookback_days = days;
+        self
+    }
+
+    /// Days a day's figures may still change after it ends, for reports
+    /// whose answers do not say whether they are final (default
+    /// [`DEFAULT_SETTLE_DAYS`], an assumption): such a day is committed as
+    /// provisional and asked for again by the next run until this many days
+    /// have passed since it ended. Chunks never span the first unsettled day
+    /// and the day before it.
+    pub fn settle_days(mut self, days: u32) -> Self {
+        self.settle_days = days;
         self
     }
 
@@ -402,8 +453,10 @@ impl<R: Report> Export<R> {
     }
 
     /// Rows per page (cloud: `limit`, default 50,000, the documented
-    /// maximum; basic: `start_with = 1, end_with = rows`, default the
-    /// builder's own window, since the basic edition's maximum is not shown).
+    /// maximum; basic: `start_with = 1, end_with = rows`, default the window
+    /// an earlier run of the same export learnt, else [`FIRST_WINDOW`],
+    /// halved on each 400 down to [`DOCUMENTED_WINDOW`]: the basic edition's
+    /// maximum is not shown). Set here, it is never halved.
     pub fn page_rows(mut self, rows: u64) -> Self {
         self.page_rows = Some(rows);
         self
@@ -432,25 +485,105 @@ impl<R: Report> Export<R> {
         vidplat_core::ReportPeriod::runtime(&self.report).quota()
     }
 
+    /// The state earlier runs left, its parameters checked against this
+    /// run's (a state recording others is refused).
     async fn load_state(&self) -> Result<ExportState, ExportError> {
+        let parameters = self.parameters()?;
         #[cfg(feature = "redis")]
-        if let Some(work) = self.shared_work() {
+        if let Some(work) = self.shared_work()? {
             let records = work.records().await.map_err(StateError::Shared)?;
-            return Ok(ExportState::from_records(R::INFO.name, records));
+            let mut state = ExportState::from_records(R::INFO.name, records);
+            // The shared job is named by the parameters: they always agree.
+            state.check_parameters(std::path::Path::new("redis"), &parameters)?;
+            return Ok(state);
         }
-        match &self.state {
-            Some(path) => Ok(ExportState::load(path, R::INFO.name)?),
-            None => Ok(ExportState::new(R::INFO.name)),
+        let (mut state, path) = match &self.state {
+            Some(path) => (ExportState::load(path, R::INFO.name)?, path.clone()),
+            None => (ExportState::new(R::INFO.name), PathBuf::new()),
+        };
+        state.check_parameters(&path, &parameters)?;
+        Ok(state)
+    }
+
+    /// The report's own parameters (filters, granularity, sort, …): every
+    /// query parameter of the request but the period and the page window,
+    /// which the export sets itself.
+    pub fn parameters(&self) -> Result<serde_json::Map<String, serde_json::Value>, ExportError> {
+        let prepared = self
+            .report
+            .clone()
+            .prepare()
+            .map_err(|failure| ExportError::NotSent(Error::from(failure)))?;
+        let arguments = R::META.arguments;
+        let mut parameters = serde_json::Map::new();
+        for (name, value) in prepared.request().url().query_pairs() {
+            let is_argument = arguments
+                .iter()
+                .any(|a| a.name == name && a.place == vidplat_core::Place::Query);
+            if is_argument && !R::INFO.set_by_export.contains(&&*name) {
+                parameters.insert(name.into_owned(), serde_json::Value::String(value.into_owned()));
+            }
+        }
+        Ok(parameters)
+    }
+
+    /// The rows the first page asks for, and whether a refusal may halve
+    /// them: the caller's, else what an earlier run learnt, else the
+    /// report's documented maximum, else (rank windows) [`FIRST_WINDOW`].
+    fn first_page_rows(&self, state: &ExportState) -> (Option<u64>, bool) {
+        let windowed = R::INFO.set_by_export.contains(&"end_with");
+        match (self.page_rows, R::INFO.default_page_rows) {
+            (Some(rows), _) => (Some(rows), false),
+            (None, Some(rows)) => (Some(rows), false),
+            (None, None) if windowed => (Some(state.window_rows().unwrap_or(FIRST_WINDOW)), true),
+            (None, None) => (None, false),
         }
     }
 
-    /// The job in the shared store: one per report and period.
+    /// What the exporter knows of the report, its split as the report's
+    /// `granularity` makes it (a granularity coarser than a day: the whole
+    /// period in one partition).
+    fn info(&self) -> Result<crate::ReportInfo, ExportError> {
+        let parameters = self.parameters()?;
+        let granularity = parameters.get("granularity").and_then(serde_json::Value::as_str);
+        Ok(crate::ReportInfo {
+            split: R::INFO.split_with(granularity),
+            ..*R::INFO
+        })
+    }
+
+    /// The first day whose figures may still change by age, as of today in Japan.
+    fn unsettled_from(&self) -> NaiveDate {
+        let today = Period::today_in_japan();
+        today
+            .checked_sub_days(chrono::Days::new(u64::from(self.settle_days)))
+            .unwrap_or(today)
+    }
+
+    fn refetch(&self) -> Refetch {
+        Refetch {
+            lookback_days: self.lookback_days,
+            unsettled_from: self.unsettled_from(),
+        }
+    }
+
+    /// The job in the shared store: one per report, period and parameters.
     #[cfg(feature = "redis")]
-    fn shared_work(&self) -> Option<vidplat_redis::SharedWork> {
-        let job = format!("export:{}:{}:{}", R::INFO.name, self.period.first(), self.period.last());
-        self.shared
+    fn shared_work(&self) -> Result<Option<vidplat_redis::SharedWork>, ExportError> {
+        if self.shared.is_none() {
+            return Ok(None);
+        }
+        let parameters = serde_json::Value::Object(self.parameters()?);
+        let job = format!(
+            "export:{}:{}:{}:{parameters}",
+            R::INFO.name,
+            self.period.first(),
+            self.period.last()
+        );
+        Ok(self
+            .shared
             .as_ref()
-            .map(|store| vidplat_redis::SharedWork::new(store.clone(), &job))
+            .map(|store| vidplat_redis::SharedWork::new(store.clone(), &job)))
     }
 
     /// The plan every worker follows: this one's, or the one a worker stored first.
@@ -507,19 +640,33 @@ impl<R: Report> Export<R> {
     /// read from the quota store when it is shared).
     pub async fn plan(&self) -> Result<Plan, ExportError> {
         let state = self.load_state().await?;
-        let (chunks, done) = plan::chunks(R::INFO, self.period, self.chunk_days, self.lookback_days, &state);
+        let info = self.info()?;
+        let (chunks, done) = plan::chunks(&info, self.period, self.chunk_days, self.refetch(), &state);
+        let again = chunks
+            .iter()
+            .flat_map(|chunk| chunk.partitions(info.split))
+            .filter(|partition| state.is_done(*partition))
+            .count();
         let calls_at_least = chunks.len() as u64;
         let (quota_config, month_used) = match self.quota() {
             Some(quota) => (quota.config().clone(), quota.fetch_usage().await.used),
             None => (vidplat_core::QuotaConfig::default(), 0),
         };
+        // Each halving of a window not yet learnt may cost a refused call.
+        let narrowings = match self.first_page_rows(&state) {
+            (Some(rows), true) if state.window_rows().is_none() && !chunks.is_empty() => {
+                u64::from((rows / DOCUMENTED_WINDOW).max(1).ilog2())
+            }
+            _ => 0,
+        };
         Ok(Plan {
             report: R::INFO.name,
             period: self.period,
-            calls_at_most: plan::calls_at_most(&chunks, self.max_pages_per_chunk),
+            calls_at_most: plan::calls_at_most(&chunks, self.max_pages_per_chunk).saturating_add(narrowings),
             calls_at_least,
             chunks,
             done,
+            again,
             minimum_duration: plan::minimum_duration(calls_at_least, &quota_config),
             month_used,
             month_allowance: quota_config.per_month,
@@ -531,11 +678,11 @@ impl<R: Report> Export<R> {
     /// reserve, pauses the run ([`Summary::paused`]); a 408 halves the chunk,
     /// down to one day.
     pub async fn run<S: RowSink>(self, mut sink: S) -> Result<Summary, ExportError> {
-        let info = R::INFO;
+        let info = self.info()?;
         let mut state = self.load_state().await?;
-        let (chunks, skipped) = plan::chunks(info, self.period, self.chunk_days, self.lookback_days, &state);
+        let (chunks, skipped) = plan::chunks(&info, self.period, self.chunk_days, self.refetch(), &state);
         #[cfg(feature = "redis")]
-        let (shared, chunks) = match self.shared_work() {
+        let (shared, chunks) = match self.shared_work()? {
             Some(work) => {
                 let shared = self.agree_on(&work, chunks).await?;
                 let chunks = shared.chunks.clone();
@@ -548,6 +695,7 @@ impl<R: Report> Export<R> {
         let state_file = self.state.as_ref();
         #[cfg(feature = "redis")]
         let state_file = state_file.filter(|_| shared.is_none());
+        let (mut page_rows, narrowable) = self.first_page_rows(&state);
         let mut summary = Summary {
             skipped,
             ..Summary::default()
@@ -583,12 +731,32 @@ impl<R: Report> Export<R> {
                 }
                 self.progress.send_modify(|p| p.chunk = Some(chunk));
                 let fetched_at = self.fetched_at.unwrap_or_else(now_in_japan);
-                match self.fetch(chunk, fetched_at, &held, &mut sink, &mut summary).await? {
+                let narrow = narrowable && page_rows.is_some_and(|rows| rows > DOCUMENTED_WINDOW);
+                let fetching = Fetching {
+                    info: &info,
+                    chunk,
+                    page_rows,
+                    narrow,
+                    fetched_at,
+                    held: &held,
+                };
+                match self.fetch(fetching, &mut sink, &mut summary).await? {
+                    ChunkEnd::WindowRefused(reason) => {
+                        let halved = page_rows.map(|rows| (rows / 2).max(DOCUMENTED_WINDOW));
+                        tracing::info!(target: "vidplat::export", %chunk, ?halved, "400 on a rank window: the window is halved ({reason})");
+                        page_rows = halved;
+                        summary.windows_narrowed += 1;
+                        queue.push_front(chunk);
+                    }
                     ChunkEnd::Done(partitions) => {
-                        let stamp = fetched_at.to_rfc3339();
-                        for partition in &partitions {
-                            state.mark_done(*partition, &stamp);
-                            finished.push((*partition, stamp.clone()));
+                        for (partition, committed) in &partitions {
+                            summary.provisional += usize::from(!committed.is_final);
+                            summary.sampled += usize::from(committed.unsampled == Some(false));
+                            finished.push((*partition, committed.to_text()));
+                            state.mark_done(*partition, committed.clone());
+                        }
+                        if narrowable {
+                            state.learn_window_rows(page_rows);
                         }
                         if let Some(path) = state_file {
                             state.save(path)?;
@@ -650,6 +818,40 @@ impl<R: Report> Export<R> {
                 break;
             }
         }
+        summary.page_rows = page_rows;
+        // A shared export's manifest lists what every worker committed: a
+        // worker that cannot read it from Redis writes none, rather than
+        // replace another worker's with its own part.
+        #[cfg(feature = "redis")]
+        if shared.is_some() {
+            match self.load_state().await {
+                Ok(everyone) => state = everyone,
+                Err(error) => {
+                    tracing::warn!(target: "vidplat::export", %error, "no manifest written: the shared state cannot be read");
+                    return Ok(summary);
+                }
+            }
+        }
+        let partitions = state
+            .partitions()
+            .map(|(path, committed)| crate::ManifestPartition {
+                path: path.to_owned(),
+                rows: committed.rows,
+                is_final: committed.is_final,
+                unsampled: committed.unsampled,
+                fetched_at: committed.fetched_at.clone(),
+            })
+            .collect();
+        let manifest = crate::Manifest::new(
+            &info,
+            R::META.path,
+            self.period,
+            state.parameters().cloned().unwrap_or_default(),
+            self.settle_days,
+            &Self::columns(),
+            partitions,
+        );
+        sink.describe(&manifest).map_err(ExportError::Manifest)?;
         Ok(summary)
     }
 
@@ -670,13 +872,18 @@ impl<R: Report> Export<R> {
     /// stops before its next page, and before its commit.
     async fn fetch<S: RowSink>(
         &self,
-        chunk: Chunk,
-        fetched_at: DateTime<FixedOffset>,
-        held: &AtomicBool,
+        fetching: Fetching<'_>,
         sink: &mut S,
         summary: &mut Summary,
     ) -> Result<ChunkEnd, ExportError> {
-        let info = R::INFO;
+        let Fetching {
+            info,
+            chunk,
+            page_rows,
+            narrow,
+            fetched_at,
+            held,
+        } = fetching;
         let columns = Self::columns();
         let partitions = chunk.partitions(info.split);
         let mut open: BTreeMap<Partition, S::Partition> = BTreeMap::new();
@@ -700,11 +907,15 @@ impl<R: Report> Export<R> {
             Value::Timestamp(fetched_at),
         ];
         let mut request = self.report.clone().with_period(chunk.period);
-        if let Some(rows) = self.page_rows {
+        if let Some(rows) = page_rows {
             request = request.page_rows(rows);
         }
-        let mut position = request.first_page();
+        let first_position = request.first_page();
+        let mut position = first_position;
         let call_error = |source: Error| ExportError::Call { chunk, source };
+        let mut rows_of: BTreeMap<Partition, u64> = BTreeMap::new();
+        // What every page said so far: `Some(true)` while all said true.
+        let (mut golden, mut unsampled) = (Some(true), Some(true));
         for _ in 0..self.max_pages_per_chunk {
             if !held.load(Ordering::SeqCst) {
                 return Ok(ChunkEnd::ClaimLost);
@@ -719,6 +930,9 @@ impl<R: Report> Export<R> {
             };
             let mut rows = match vidplat_core::operation_rows(page).await.map_err(Error::from) {
                 Ok(rows) => rows,
+                Err(Error::Api(api)) if api.status == 400 && narrow && position == first_position => {
+                    return Ok(ChunkEnd::WindowRefused(Error::Api(api).to_string()))
+                }
                 Err(error) => return ended(error).map_err(call_error),
             };
             let mut received = 0usize;
@@ -754,8 +968,11 @@ impl<R: Report> Export<R> {
                     writer
                         .write(&values)
                         .map_err(|source| ExportError::Sink { partition, source })?;
+                    *rows_of.entry(partition).or_default() += 1;
                 }
             }
+            golden = both(golden, rows.golden());
+            unsampled = both(unsampled, rows.unsampled());
             summary.rows += received as u64;
             self.progress.send_modify(|p| p.rows += received as u64);
             let next = position.filter(|_| received > 0 && rows.truncated() == Some(true));
@@ -769,7 +986,28 @@ impl<R: Report> Export<R> {
                         .commit()
                         .map_err(|source| ExportError::Sink { partition, source })?;
                 }
-                return Ok(ChunkEnd::Done(partitions));
+                let unsettled_from = self.unsettled_from();
+                let committed = partitions
+                    .into_iter()
+                    .map(|partition| {
+                        let last_day = match partition {
+                            Partition::Day(day) => day,
+                            Partition::Period(period) => period.last(),
+                        };
+                        let is_final = match (info.final_by, golden) {
+                            (FinalBy::Golden, Some(golden)) => golden,
+                            _ => last_day < unsettled_from,
+                        };
+                        let committed = Committed {
+                            fetched_at: fetched_at.to_rfc3339(),
+                            rows: Some(rows_of.get(&partition).copied().unwrap_or(0)),
+                            is_final,
+                            unsampled,
+                        };
+                        (partition, committed)
+                    })
+                    .collect();
+                return Ok(ChunkEnd::Done(committed));
             };
             position = Some(at.after(received).ok_or_else(|| ExportError::Row {
                 chunk,
@@ -783,6 +1021,29 @@ impl<R: Report> Export<R> {
                 self.max_pages_per_chunk
             ),
         })
+    }
+}
+
+/// One chunk to read, as [`Export::fetch`] takes it.
+struct Fetching<'a> {
+    info: &'a crate::ReportInfo,
+    chunk: Chunk,
+    /// The rows a page asks for (`None`: the builder's own).
+    page_rows: Option<u64>,
+    /// Whether a 400 on the first page is answered by halving `page_rows`.
+    narrow: bool,
+    fetched_at: DateTime<FixedOffset>,
+    /// Turns false when the chunk's shared claim is lost.
+    held: &'a AtomicBool,
+}
+
+/// What all pages say together: true while each said true, false once one
+/// said false, unknown once one said nothing.
+fn both(so_far: Option<bool>, page: Option<bool>) -> Option<bool> {
+    match (so_far, page) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
     }
 }
 

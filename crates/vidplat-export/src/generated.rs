@@ -123,6 +123,9 @@ const BASIC_BY_CONTENT_CATEGORY: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const BASIC_QUERY: crate::ReportInfo = crate::ReportInfo {
     name: "basic_query",
@@ -311,6 +314,9 @@ const BASIC_QUERY: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const BASIC_BY_TIME_PERIOD: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_time_period",
@@ -399,6 +405,9 @@ const BASIC_BY_TIME_PERIOD: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &["hourly", "daily"],
 };
 const BASIC_AUDIENCE_RATING: crate::ReportInfo = crate::ReportInfo {
     name: "basic_audience_rating",
@@ -419,6 +428,9 @@ const BASIC_AUDIENCE_RATING: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const BASIC_REACTION: crate::ReportInfo = crate::ReportInfo {
     name: "basic_reaction",
@@ -439,6 +451,9 @@ const BASIC_REACTION: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const BASIC_BY_ENVIRONMENT: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_environment",
@@ -543,6 +558,9 @@ const BASIC_BY_ENVIRONMENT: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const BASIC_VIEWING_HISTORY: crate::ReportInfo = crate::ReportInfo {
     name: "basic_viewing_history",
@@ -643,6 +661,9 @@ const BASIC_VIEWING_HISTORY: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const BASIC_BY_OS: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_os",
@@ -747,6 +768,9 @@ const BASIC_BY_OS: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const BASIC_BY_REGION: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_region",
@@ -845,6 +869,9 @@ const BASIC_BY_REGION: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const BASIC_BY_SITE: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_site",
@@ -943,6 +970,9 @@ const BASIC_BY_SITE: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const BASIC_VIEWING_SITUATION: crate::ReportInfo = crate::ReportInfo {
     name: "basic_viewing_situation",
@@ -963,6 +993,9 @@ const BASIC_VIEWING_SITUATION: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const BASIC_BY_CONTENT_TITLE: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_content_title",
@@ -1061,6 +1094,9 @@ const BASIC_BY_CONTENT_TITLE: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const BASIC_BY_CONTENT_TITLE_AND_USER: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_content_title_and_user",
@@ -1135,6 +1171,9 @@ const BASIC_BY_CONTENT_TITLE_AND_USER: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const BASIC_BY_USER: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_user",
@@ -1209,6 +1248,9 @@ const BASIC_BY_USER: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start_interval", "end_interval", "start_with", "end_with"],
+    final_by: crate::FinalBy::Golden,
+    day_granularities: &[],
 };
 const CLOUD_ACTIVE_USERS: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_active_users",
@@ -1231,6 +1273,9 @@ const CLOUD_ACTIVE_USERS: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &["hourly", "daily"],
 };
 const CLOUD_BY_BROWSER: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_browser",
@@ -1317,6 +1362,9 @@ const CLOUD_BY_BROWSER: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_BY_CONTENT_CATEGORY: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_category",
@@ -1385,6 +1433,9 @@ const CLOUD_BY_CONTENT_CATEGORY: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_QUERY: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_query",
@@ -1573,6 +1624,9 @@ const CLOUD_QUERY: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_BY_TIME_PERIOD: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_time_period",
@@ -1643,6 +1697,9 @@ const CLOUD_BY_TIME_PERIOD: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &["hourly", "daily"],
 };
 const CLOUD_ENGAGEMENT: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_engagement",
@@ -1669,6 +1726,9 @@ const CLOUD_ENGAGEMENT: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start", "end"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_VIEWING_HISTORY: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_viewing_history",
@@ -1763,6 +1823,9 @@ const CLOUD_VIEWING_HISTORY: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_BY_CONTENT_NAME: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_name",
@@ -1849,6 +1912,9 @@ const CLOUD_BY_CONTENT_NAME: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_BY_CONTENT_NAME_AND_USER: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_name_and_user",
@@ -1917,6 +1983,9 @@ const CLOUD_BY_CONTENT_NAME_AND_USER: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_BY_OS: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_os",
@@ -2003,6 +2072,9 @@ const CLOUD_BY_OS: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_REACTION: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_reaction",
@@ -2023,6 +2095,9 @@ const CLOUD_REACTION: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start", "end"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_BY_REGION: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_region",
@@ -2103,6 +2178,9 @@ const CLOUD_BY_REGION: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_BY_SITE: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_site",
@@ -2183,6 +2261,9 @@ const CLOUD_BY_SITE: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_VIEWING_SITUATION: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_viewing_situation",
@@ -2233,6 +2314,9 @@ const CLOUD_VIEWING_SITUATION: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: None,
+    set_by_export: &["start", "end"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_BY_CONTENT_TITLE: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_title",
@@ -2319,6 +2403,9 @@ const CLOUD_BY_CONTENT_TITLE: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_BY_CONTENT_TITLE_AND_USER: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_title_and_user",
@@ -2387,6 +2474,9 @@ const CLOUD_BY_CONTENT_TITLE_AND_USER: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_USER_COUNTS_LEGACY: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_user_counts_legacy",
@@ -2421,6 +2511,9 @@ const CLOUD_USER_COUNTS_LEGACY: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 const CLOUD_BY_USER: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_user",
@@ -2477,6 +2570,9 @@ const CLOUD_BY_USER: crate::ReportInfo = crate::ReportInfo {
         },
     ],
     default_page_rows: Some(50000u64),
+    set_by_export: &["start", "end", "offset", "limit"],
+    final_by: crate::FinalBy::Age,
+    day_granularities: &[],
 };
 impl<'a> crate::Report for builder::BasicByContentCategory<'a> {
     const INFO: &'static crate::ReportInfo = &BASIC_BY_CONTENT_CATEGORY;
@@ -3537,62 +3633,208 @@ pub trait RunNamed {
     ) -> impl ::std::future::Future<Output = Self::Output>;
 }
 /// Runs `action` with the builder of the report `name` (an operation id
-/// of [`REPORTS`]); `None` when no report has that name.
+/// of [`REPORTS`]) made from `args` by its `from_args` (every refusal
+/// at once); `None` when no report has that name.
 pub async fn run_named<A: RunNamed>(
     client: &vidplat_analytics::Client,
     name: &str,
+    args: &vidplat_core::Args,
     action: A,
-) -> Option<A::Output> {
+) -> Option<Result<A::Output, vidplat_core::Refusals>> {
     Some(
         match name {
             "basic_by_content_category" => {
-                action.run(client.basic_by_content_category()).await
+                match builder::BasicByContentCategory::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
             }
-            "basic_query" => action.run(client.basic_query()).await,
-            "basic_by_time_period" => action.run(client.basic_by_time_period()).await,
-            "basic_audience_rating" => action.run(client.basic_audience_rating()).await,
-            "basic_reaction" => action.run(client.basic_reaction()).await,
-            "basic_by_environment" => action.run(client.basic_by_environment()).await,
-            "basic_viewing_history" => action.run(client.basic_viewing_history()).await,
-            "basic_by_os" => action.run(client.basic_by_os()).await,
-            "basic_by_region" => action.run(client.basic_by_region()).await,
-            "basic_by_site" => action.run(client.basic_by_site()).await,
+            "basic_query" => {
+                match builder::BasicQuery::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "basic_by_time_period" => {
+                match builder::BasicByTimePeriod::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "basic_audience_rating" => {
+                match builder::BasicAudienceRating::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "basic_reaction" => {
+                match builder::BasicReaction::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "basic_by_environment" => {
+                match builder::BasicByEnvironment::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "basic_viewing_history" => {
+                match builder::BasicViewingHistory::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "basic_by_os" => {
+                match builder::BasicByOs::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "basic_by_region" => {
+                match builder::BasicByRegion::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "basic_by_site" => {
+                match builder::BasicBySite::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
             "basic_viewing_situation" => {
-                action.run(client.basic_viewing_situation()).await
+                match builder::BasicViewingSituation::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
             }
-            "basic_by_content_title" => action.run(client.basic_by_content_title()).await,
+            "basic_by_content_title" => {
+                match builder::BasicByContentTitle::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
             "basic_by_content_title_and_user" => {
-                action.run(client.basic_by_content_title_and_user()).await
+                match builder::BasicByContentTitleAndUser::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
             }
-            "basic_by_user" => action.run(client.basic_by_user()).await,
-            "cloud_active_users" => action.run(client.cloud_active_users()).await,
-            "cloud_by_browser" => action.run(client.cloud_by_browser()).await,
+            "basic_by_user" => {
+                match builder::BasicByUser::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "cloud_active_users" => {
+                match builder::CloudActiveUsers::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "cloud_by_browser" => {
+                match builder::CloudByBrowser::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
             "cloud_by_content_category" => {
-                action.run(client.cloud_by_content_category()).await
+                match builder::CloudByContentCategory::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
             }
-            "cloud_query" => action.run(client.cloud_query()).await,
-            "cloud_by_time_period" => action.run(client.cloud_by_time_period()).await,
-            "cloud_engagement" => action.run(client.cloud_engagement()).await,
-            "cloud_viewing_history" => action.run(client.cloud_viewing_history()).await,
-            "cloud_by_content_name" => action.run(client.cloud_by_content_name()).await,
+            "cloud_query" => {
+                match builder::CloudQuery::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "cloud_by_time_period" => {
+                match builder::CloudByTimePeriod::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "cloud_engagement" => {
+                match builder::CloudEngagement::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "cloud_viewing_history" => {
+                match builder::CloudViewingHistory::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "cloud_by_content_name" => {
+                match builder::CloudByContentName::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
             "cloud_by_content_name_and_user" => {
-                action.run(client.cloud_by_content_name_and_user()).await
+                match builder::CloudByContentNameAndUser::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
             }
-            "cloud_by_os" => action.run(client.cloud_by_os()).await,
-            "cloud_reaction" => action.run(client.cloud_reaction()).await,
-            "cloud_by_region" => action.run(client.cloud_by_region()).await,
-            "cloud_by_site" => action.run(client.cloud_by_site()).await,
+            "cloud_by_os" => {
+                match builder::CloudByOs::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "cloud_reaction" => {
+                match builder::CloudReaction::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "cloud_by_region" => {
+                match builder::CloudByRegion::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
+            "cloud_by_site" => {
+                match builder::CloudBySite::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
             "cloud_viewing_situation" => {
-                action.run(client.cloud_viewing_situation()).await
+                match builder::CloudViewingSituation::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
             }
-            "cloud_by_content_title" => action.run(client.cloud_by_content_title()).await,
+            "cloud_by_content_title" => {
+                match builder::CloudByContentTitle::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
             "cloud_by_content_title_and_user" => {
-                action.run(client.cloud_by_content_title_and_user()).await
+                match builder::CloudByContentTitleAndUser::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
             }
             "cloud_user_counts_legacy" => {
-                action.run(client.cloud_user_counts_legacy()).await
+                match builder::CloudUserCountsLegacy::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
             }
-            "cloud_by_user" => action.run(client.cloud_by_user()).await,
+            "cloud_by_user" => {
+                match builder::CloudByUser::from_args(client, args) {
+                    Ok(report) => Ok(action.run(report).await),
+                    Err(refusals) => Err(refusals),
+                }
+            }
             _ => return None,
         },
     )

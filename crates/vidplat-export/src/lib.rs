@@ -8,6 +8,7 @@ mod export;
 // Written by `cargo xtask codegen`, formatted by prettyplease.
 #[rustfmt::skip]
 mod generated;
+mod manifest;
 #[cfg(feature = "parquet")]
 mod parquet;
 pub mod plan;
@@ -21,11 +22,12 @@ pub use encoder::SinkError;
 pub use export::SHARED_CHUNK_LEASE;
 pub use export::{
     Export, ExportError, ExportReport, FailedChunk, Pause, Progress, Summary, DEFAULT_CHUNK_DAYS,
-    DEFAULT_MAX_PAGES_PER_CHUNK,
+    DEFAULT_MAX_PAGES_PER_CHUNK, DEFAULT_SETTLE_DAYS, DOCUMENTED_WINDOW, FIRST_WINDOW,
 };
 pub use generated::{run_named, RunNamed, REPORTS};
-pub use plan::{Chunk, Plan};
-pub use report::{Report, ReportInfo, Row, Split};
+pub use manifest::{Manifest, ManifestColumn, ManifestPartition, ManifestPeriod, MANIFEST_FILE};
+pub use plan::{Chunk, Plan, Refetch};
+pub use report::{FinalBy, Report, ReportInfo, Row, Split};
 pub use schema::{Column, ColumnKind, Value, LINEAGE as LINEAGE_COLUMNS};
 pub use sink::{FilePartition, Files, Format, Partition, PartitionSink, RowSink, DEFAULT_ROWS_PER_GROUP};
-pub use state::{ExportState, StateError};
+pub use state::{Committed, ExportState, StateError};

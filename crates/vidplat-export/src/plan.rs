@@ -67,9 +67,12 @@ pub struct Plan {
     pub period: Period,
     /// The chunks still to fetch, in order.
     pub chunks: Vec<Chunk>,
-    /// Partitions of the period already exported by an earlier run and not
-    /// in the lookback window: not asked for again.
+    /// Partitions of the period already exported by an earlier run with
+    /// final figures and not in the lookback window: not asked for again.
     pub done: usize,
+    /// Partitions an earlier run committed that are asked for again: not
+    /// final yet, or in the lookback window.
+    pub again: usize,
     /// The fewest calls the chunks take (one each).
     pub calls_at_least: u64,
     /// The most calls they may take: every chunk split down to single days by
@@ -99,17 +102,29 @@ pub fn minimum_duration(calls: u64, quota: &QuotaConfig) -> Duration {
     quota.window.saturating_mul(u32::try_from(waits).unwrap_or(u32::MAX))
 }
 
-/// The chunks of `period` still to fetch: every partition not yet done, and
-/// every one in the last `lookback_days` days of the period, in runs of at
-/// most `chunk_days` consecutive days (a report not split by day: the whole
-/// period or nothing).
+/// Which days a run asks for again although an earlier run committed them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refetch {
+    /// The last days of the period asked for on every run (restated figures).
+    pub lookback_days: u32,
+    /// The first day whose figures may still change by age: a chunk never
+    /// spans it and the day before, so that the days before it can be final.
+    pub unsettled_from: NaiveDate,
+}
+
+/// The chunks of `period` still to fetch, and how many partitions need no
+/// call: every partition not yet done or not final, and every one in the
+/// last `lookback_days` days of the period, in runs of at most `chunk_days`
+/// consecutive days that never cross `unsettled_from` (a report not split
+/// by day: the whole period or nothing).
 pub fn chunks(
     info: &ReportInfo,
     period: Period,
     chunk_days: u32,
-    lookback_days: u32,
+    refetch: Refetch,
     state: &ExportState,
 ) -> (Vec<Chunk>, usize) {
+    let lookback_days = refetch.lookback_days;
     let lookback_from = period
         .last()
         .checked_sub_days(chrono::Days::new(u64::from(lookback_days)))
@@ -118,7 +133,7 @@ pub fn chunks(
     match info.split {
         Split::WholePeriod => {
             let whole = Partition::Period(period);
-            if state.is_done(whole) && !in_lookback(period.last()) {
+            if state.is_final(whole) && !in_lookback(period.last()) {
                 (Vec::new(), 1)
             } else {
                 (vec![Chunk { period }], 0)
@@ -129,13 +144,15 @@ pub fn chunks(
             let mut chunks: Vec<Chunk> = Vec::new();
             let mut done = 0;
             for day in days(period) {
-                if state.is_done(Partition::Day(day)) && !in_lookback(day) {
+                if state.is_final(Partition::Day(day)) && !in_lookback(day) {
                     done += 1;
                     continue;
                 }
                 match chunks.last_mut() {
                     Some(chunk)
-                        if chunk.period.last().succ_opt() == Some(day) && chunk.period.len_days() < chunk_days =>
+                        if chunk.period.last().succ_opt() == Some(day)
+                            && chunk.period.len_days() < chunk_days
+                            && day != refetch.unsettled_from =>
                     {
                         if let Ok(longer) = Period::days(chunk.period.first(), day) {
                             chunk.period = longer;
@@ -175,6 +192,9 @@ mod tests {
         reason: "",
         columns: &[] as &[Column],
         default_page_rows: None,
+        set_by_export: &[],
+        final_by: crate::FinalBy::Golden,
+        day_granularities: &[],
     };
 
     fn day(d: u32) -> NaiveDate {
@@ -189,10 +209,27 @@ mod tests {
         chunks.iter().map(Chunk::to_string).collect()
     }
 
+    /// Nothing in the lookback window, every day of October settled.
+    fn refetch(lookback_days: u32) -> Refetch {
+        Refetch {
+            lookback_days,
+            unsettled_from: day(31),
+        }
+    }
+
+    fn committed(is_final: bool) -> crate::state::Committed {
+        crate::state::Committed {
+            fetched_at: "2026-10-11T00:00:00+09:00".to_owned(),
+            rows: Some(24),
+            is_final,
+            unsampled: Some(true),
+        }
+    }
+
     #[test]
     fn chunks_run_over_the_days_not_done_and_the_lookback_window() {
         let mut state = ExportState::new("by_day");
-        let (all, done) = chunks(&BY_DAY, period(1, 10), 4, 0, &state);
+        let (all, done) = chunks(&BY_DAY, period(1, 10), 4, refetch(0), &state);
         assert_eq!(
             shown(&all),
             [
@@ -204,14 +241,14 @@ mod tests {
         assert_eq!(done, 0);
 
         for d in [1, 2, 3, 6, 9, 10] {
-            state.mark_done(Partition::Day(day(d)), "2026-10-11T00:00:00+09:00");
+            state.mark_done(Partition::Day(day(d)), committed(true));
         }
-        let (rest, done) = chunks(&BY_DAY, period(1, 10), 4, 0, &state);
+        let (rest, done) = chunks(&BY_DAY, period(1, 10), 4, refetch(0), &state);
         assert_eq!(shown(&rest), ["2026-10-04..=2026-10-05", "2026-10-07..=2026-10-08"]);
         assert_eq!(done, 6);
 
         // The last 2 days are read again, done or not.
-        let (with_lookback, done) = chunks(&BY_DAY, period(1, 10), 4, 2, &state);
+        let (with_lookback, done) = chunks(&BY_DAY, period(1, 10), 4, refetch(2), &state);
         assert_eq!(
             shown(&with_lookback),
             ["2026-10-04..=2026-10-05", "2026-10-07..=2026-10-10"]
@@ -227,12 +264,38 @@ mod tests {
         };
         let mut state = ExportState::new("by_day");
         assert_eq!(
-            shown(&chunks(&whole, period(1, 10), 4, 0, &state).0),
+            shown(&chunks(&whole, period(1, 10), 4, refetch(0), &state).0),
             ["2026-10-01..=2026-10-10"]
         );
-        state.mark_done(Partition::Period(period(1, 10)), "2026-10-11T00:00:00+09:00");
-        assert_eq!(chunks(&whole, period(1, 10), 4, 0, &state), (vec![], 1));
-        assert_eq!(chunks(&whole, period(1, 10), 4, 1, &state).0.len(), 1);
+        state.mark_done(Partition::Period(period(1, 10)), committed(false));
+        // Not final: asked for again.
+        assert_eq!(chunks(&whole, period(1, 10), 4, refetch(0), &state).0.len(), 1);
+        state.mark_done(Partition::Period(period(1, 10)), committed(true));
+        assert_eq!(chunks(&whole, period(1, 10), 4, refetch(0), &state), (vec![], 1));
+        assert_eq!(chunks(&whole, period(1, 10), 4, refetch(1), &state).0.len(), 1);
+    }
+
+    #[test]
+    fn days_not_final_are_asked_again_and_no_chunk_crosses_the_settling_line() {
+        let mut state = ExportState::new("by_day");
+        for d in 1..=10 {
+            state.mark_done(Partition::Day(day(d)), committed(d < 9));
+        }
+        // Only the two days committed provisional are asked for again.
+        let (again, done) = chunks(&BY_DAY, period(1, 10), 7, refetch(0), &state);
+        assert_eq!((shown(&again), done), (vec!["2026-10-09..=2026-10-10".to_owned()], 8));
+
+        // A first run: the days from the settling line on get chunks of their own.
+        let fresh = ExportState::new("by_day");
+        let unsettled = Refetch {
+            lookback_days: 0,
+            unsettled_from: day(9),
+        };
+        let (first, _) = chunks(&BY_DAY, period(1, 10), 7, unsettled, &fresh);
+        assert_eq!(
+            shown(&first),
+            ["2026-10-01..=2026-10-07", "2026-10-08", "2026-10-09..=2026-10-10"]
+        );
     }
 
     #[test]

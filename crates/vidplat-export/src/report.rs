@@ -37,6 +37,39 @@ pub struct ReportInfo {
     /// maximum where one is documented (cloud: 50,000 rows), else `None`
     /// (the builder's own window: the basic edition's maximum is not shown).
     pub default_page_rows: Option<u64>,
+    /// The arguments the exporter sets on every request (the period pair
+    /// and the page window): a caller's own values for them are replaced.
+    pub set_by_export: &'static [&'static str],
+    /// How the exporter tells that a partition's figures are final.
+    pub final_by: FinalBy,
+    /// The `granularity` values under which a by-day report stays by day
+    /// (the YAML's `x-export.day_granularities`, an assumption); empty for a
+    /// report without the parameter. With another value, the report's
+    /// period is asked for whole, as one partition.
+    pub day_granularities: &'static [&'static str],
+}
+
+impl ReportInfo {
+    /// How the period is split when the report is asked for with `granularity`.
+    pub fn split_with(&self, granularity: Option<&str>) -> Split {
+        match (self.split, granularity) {
+            (Split::ByDay { .. }, Some(value)) if !self.day_granularities.contains(&value) => Split::WholePeriod,
+            (split, _) => split,
+        }
+    }
+}
+
+/// How an export tells that a partition's figures are final (and need not
+/// be asked for again).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FinalBy {
+    /// The answer says so: the basic edition's `golden` ("all returned data
+    /// is final"). An answer without it is judged by age.
+    Golden,
+    /// The answer does not say (the cloud edition): a day is final once the
+    /// export's settling days have passed since it ended (an assumption:
+    /// the documents do not say when figures settle).
+    Age,
 }
 
 /// An analytics report builder the exporter can run: generated for every

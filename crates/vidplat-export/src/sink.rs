@@ -2,6 +2,7 @@
 //! CSV, NDJSON, Arrow IPC or Parquet).
 
 use crate::encoder::{Encoder, SinkError};
+use crate::manifest::{Manifest, MANIFEST_FILE};
 use crate::schema::{Column, Value};
 use chrono::NaiveDate;
 use std::fs::File;
@@ -47,6 +48,14 @@ pub trait RowSink {
         partition: Partition,
         columns: &[Column],
     ) -> Result<Self::Partition, SinkError>;
+
+    /// Takes the export's description at the end of every run (finished or
+    /// paused): [`Files`] writes it as `_manifest.json`; by default it is
+    /// dropped.
+    fn describe(&mut self, manifest: &Manifest) -> Result<(), SinkError> {
+        let _ = manifest;
+        Ok(())
+    }
 }
 
 /// An open partition.
@@ -167,6 +176,14 @@ impl RowSink for Files {
             temporary,
             path,
         })
+    }
+
+    fn describe(&mut self, manifest: &Manifest) -> Result<(), SinkError> {
+        std::fs::create_dir_all(&self.dir)?;
+        let mut text = serde_json::to_vec_pretty(manifest)?;
+        text.push(b'\n');
+        vidplat_core::__private::replace_file(&self.dir.join(MANIFEST_FILE), &text, false)?;
+        Ok(())
     }
 }
 

@@ -1,24 +1,117 @@
-//! What earlier runs finished: the partitions committed, kept in a small
-//! JSON file written atomically after every chunk.
+//! What earlier runs finished: the partitions committed, whether each is
+//! final, and the report's parameters, kept in a small JSON file written
+//! atomically after every chunk.
 
 use crate::sink::Partition;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The version of the state file's shape.
-const FORMAT: u32 = 1;
+/// The version of the state file's shape. Version 1 (a fetch time per
+/// partition, no finality, no parameters) is still read: its partitions
+/// count as final, as that version treated them.
+const FORMAT: u32 = 2;
 
 /// The largest state file read (a year of days is a few KiB).
 const MAX_STATE_BYTES: u64 = 16 * 1024 * 1024;
 
-/// The partitions of one report an export has committed, with when each was fetched.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The partitions of one report an export has committed, with when each was
+/// fetched, how many rows it holds and whether its figures are final.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExportState {
     format: u32,
     report: String,
-    /// Partition directory name (`date=2026-10-01`) → when it was fetched (RFC 3339).
-    done: BTreeMap<String, String>,
+    /// The report's parameters (filters, granularity, …) every run of this
+    /// export sends: a run with others is refused rather than mixed in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    parameters: Option<Map<String, Value>>,
+    /// The widest rank window the service took (basic reports whose window
+    /// the export chooses): the next run starts there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    window_rows: Option<u64>,
+    /// Partition directory name (`date=2026-10-01`) → what was committed.
+    done: BTreeMap<String, Committed>,
+}
+
+/// One committed partition.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "CommittedForm", into = "CommittedRecord")]
+pub struct Committed {
+    /// When it was fetched (RFC 3339).
+    pub fetched_at: String,
+    /// Its rows, when known (a version 1 state does not say).
+    pub rows: Option<u64>,
+    /// Whether its figures are final: the service said so (`golden`), or
+    /// the day is older than the settling days the export allows.
+    pub is_final: bool,
+    /// Whether the service said every figure is unsampled (`unsampled`);
+    /// `None` when its answers do not say.
+    pub unsampled: Option<bool>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CommittedRecord {
+    fetched_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rows: Option<u64>,
+    #[serde(rename = "final")]
+    is_final: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unsampled: Option<bool>,
+}
+
+/// A committed partition as a version 2 record, or a version 1 fetch time.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum CommittedForm {
+    Record(CommittedRecord),
+    FetchedAt(String),
+}
+
+impl From<CommittedForm> for Committed {
+    fn from(form: CommittedForm) -> Self {
+        match form {
+            CommittedForm::Record(r) => Committed {
+                fetched_at: r.fetched_at,
+                rows: r.rows,
+                is_final: r.is_final,
+                unsampled: r.unsampled,
+            },
+            CommittedForm::FetchedAt(fetched_at) => Committed {
+                fetched_at,
+                rows: None,
+                is_final: true,
+                unsampled: None,
+            },
+        }
+    }
+}
+
+impl From<Committed> for CommittedRecord {
+    fn from(c: Committed) -> Self {
+        CommittedRecord {
+            fetched_at: c.fetched_at,
+            rows: c.rows,
+            is_final: c.is_final,
+            unsampled: c.unsampled,
+        }
+    }
+}
+
+impl Committed {
+    /// The record as one string (a shared export's Redis keeps strings).
+    pub(crate) fn to_text(&self) -> String {
+        serde_json::to_string(&CommittedRecord::from(self.clone())).unwrap_or_default()
+    }
+
+    /// A record [`Self::to_text`] wrote, or a bare fetch time (an older worker's).
+    #[cfg(feature = "redis")]
+    pub(crate) fn from_text(text: &str) -> Self {
+        serde_json::from_str::<CommittedRecord>(text)
+            .map(|r| CommittedForm::Record(r).into())
+            .unwrap_or_else(|_| CommittedForm::FetchedAt(text.to_owned()).into())
+    }
 }
 
 /// A state file that cannot be used.
@@ -43,6 +136,15 @@ pub enum StateError {
     /// says what Redis did (unreachable, no answer in time, an answer out of bounds).
     #[cfg(feature = "redis")]
     Shared(vidplat_redis::SharedWorkError),
+    /// It records an export of the same report with other parameters.
+    OtherParameters {
+        /// The file (or the shared store's job).
+        path: PathBuf,
+        /// The parameters it records.
+        found: Map<String, Value>,
+        /// The parameters of this run.
+        exporting: Map<String, Value>,
+    },
     /// It belongs to another report's export.
     OtherReport {
         /// The file.
@@ -63,6 +165,14 @@ impl std::fmt::Display for StateError {
             }
             #[cfg(feature = "redis")]
             StateError::Shared(error) => write!(f, "export state: {error}"),
+            StateError::OtherParameters { path, found, exporting } => write!(
+                f,
+                "export state {} records the parameters {}, not {}: an export keeps one set of \
+                 parameters; give this one its own output directory or state file",
+                path.display(),
+                Value::Object(found.clone()),
+                Value::Object(exporting.clone()),
+            ),
             StateError::OtherReport { path, found, exporting } => write!(
                 f,
                 "export state {} records an export of {found}, not {exporting}: give each report its own \
@@ -90,15 +200,21 @@ impl ExportState {
         Self {
             format: FORMAT,
             report: report.to_owned(),
+            parameters: None,
+            window_rows: None,
             done: BTreeMap::new(),
         }
     }
 
-    /// The state the finished partitions' records make (`date=2026-10-01` → when fetched).
+    /// The state the finished partitions' records make (`date=2026-10-01` →
+    /// [`Committed::to_text`], or a bare fetch time).
     #[cfg(feature = "redis")]
     pub(crate) fn from_records(report: &str, records: Vec<(String, String)>) -> Self {
         Self {
-            done: records.into_iter().collect(),
+            done: records
+                .into_iter()
+                .map(|(name, text)| (name, Committed::from_text(&text)))
+                .collect(),
             ..Self::new(report)
         }
     }
@@ -121,7 +237,7 @@ impl ExportState {
             path: path.to_path_buf(),
             reason: e.to_string(),
         })?;
-        if state.format != FORMAT {
+        if !(1..=FORMAT).contains(&state.format) {
             return Err(StateError::Invalid {
                 path: path.to_path_buf(),
                 reason: format!("format {} (this version reads {FORMAT})", state.format),
@@ -134,7 +250,10 @@ impl ExportState {
                 exporting: report,
             });
         }
-        Ok(state)
+        Ok(Self {
+            format: FORMAT,
+            ..state
+        })
     }
 
     /// Writes the state to `path` atomically (a temporary file renamed over it).
@@ -156,9 +275,57 @@ impl ExportState {
         self.done.contains_key(&partition.dir_name())
     }
 
-    /// Records `partition` as committed, fetched at `fetched_at`.
-    pub fn mark_done(&mut self, partition: Partition, fetched_at: &str) {
-        self.done.insert(partition.dir_name(), fetched_at.to_owned());
+    /// Whether a run committed `partition` with final figures.
+    pub fn is_final(&self, partition: Partition) -> bool {
+        self.done.get(&partition.dir_name()).is_some_and(|c| c.is_final)
+    }
+
+    /// What a run committed of `partition`.
+    pub fn committed(&self, partition: Partition) -> Option<&Committed> {
+        self.done.get(&partition.dir_name())
+    }
+
+    /// Every committed partition, by directory name.
+    pub fn partitions(&self) -> impl Iterator<Item = (&str, &Committed)> {
+        self.done.iter().map(|(name, committed)| (name.as_str(), committed))
+    }
+
+    /// Records `partition` as committed.
+    pub fn mark_done(&mut self, partition: Partition, committed: Committed) {
+        self.done.insert(partition.dir_name(), committed);
+    }
+
+    /// The widest rank window the service took, as an earlier run learnt it.
+    pub fn window_rows(&self) -> Option<u64> {
+        self.window_rows
+    }
+
+    /// Records `rows` as a rank window the service took.
+    pub fn learn_window_rows(&mut self, rows: Option<u64>) {
+        if rows.is_some() {
+            self.window_rows = rows;
+        }
+    }
+
+    /// The parameters recorded, if any.
+    pub fn parameters(&self) -> Option<&Map<String, Value>> {
+        self.parameters.as_ref()
+    }
+
+    /// Records `parameters` as this export's, or refuses them when the state
+    /// records others (a state without any takes them).
+    pub fn check_parameters(&mut self, path: &Path, parameters: &Map<String, Value>) -> Result<(), StateError> {
+        match &self.parameters {
+            Some(found) if found != parameters => Err(StateError::OtherParameters {
+                path: path.to_path_buf(),
+                found: found.clone(),
+                exporting: parameters.clone(),
+            }),
+            _ => {
+                self.parameters = Some(parameters.clone());
+                Ok(())
+            }
+        }
     }
 
     /// How many partitions are recorded.
@@ -169,5 +336,65 @@ impl ExportState {
     /// Whether none is.
     pub fn is_empty(&self) -> bool {
         self.done.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::NaiveDate;
+
+    fn day(d: u32) -> Partition {
+        Partition::Day(NaiveDate::from_ymd_opt(2026, 10, d).unwrap())
+    }
+
+    #[test]
+    fn a_version_1_state_is_read_as_final_and_saved_as_version_2() {
+        let dir = std::env::temp_dir().join(format!("vidplat-state-v1-{}", std::process::id()));
+        let path = dir.join("state.json");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            &path,
+            r#"{"format": 1, "report": "r", "done": {"date=2026-10-01": "2026-10-02T00:00:00+09:00"}}"#,
+        )
+        .unwrap();
+        let mut state = ExportState::load(&path, "r").unwrap();
+        assert!(state.is_final(day(1)) && !state.is_done(day(2)));
+        assert_eq!(
+            state.committed(day(1)).and_then(|c| c.rows),
+            None,
+            "a version 1 state does not say"
+        );
+        state.mark_done(
+            day(2),
+            Committed {
+                fetched_at: "2026-10-03T00:00:00+09:00".to_owned(),
+                rows: Some(24),
+                is_final: false,
+                unsampled: Some(true),
+            },
+        );
+        state.save(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("\"format\": 2") && text.contains("\"final\": false"),
+            "{text}"
+        );
+        let again = ExportState::load(&path, "r").unwrap();
+        assert_eq!(again, state);
+        assert!(again.is_done(day(2)) && !again.is_final(day(2)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn other_parameters_are_refused_and_none_recorded_takes_them() {
+        let mut state = ExportState::new("r");
+        let daily: Map<String, Value> = serde_json::from_str(r#"{"granularity": "daily"}"#).unwrap();
+        let hourly: Map<String, Value> = serde_json::from_str(r#"{"granularity": "hourly"}"#).unwrap();
+        state.check_parameters(Path::new("s"), &daily).unwrap();
+        state.check_parameters(Path::new("s"), &daily).unwrap();
+        let refused = state.check_parameters(Path::new("s"), &hourly).unwrap_err();
+        assert!(matches!(refused, StateError::OtherParameters { .. }), "{refused}");
+        assert_eq!(state.parameters(), Some(&daily));
     }
 }

@@ -208,9 +208,10 @@ async fn export(
         out: &args.out,
         shared,
     };
-    let summary = vidplat_export::run_named(analytics, report, run)
+    let summary = vidplat_export::run_named(analytics, report, &vidplat_core::Args::default(), run)
         .await
         .ok_or(format!("no report {report}"))?
+        .map_err(|refusals| refusals.to_string())?
         .map_err(|e| e.to_string())?;
     println!(
         "exported {} {} {} {} {}",

@@ -16,6 +16,20 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
+/// The arguments an export sets on every request where the report has them:
+/// its period (`start_interval`/`end_interval` or `start`/`end`) and its page
+/// window (`start_with`/`end_with` or `offset`/`limit`).
+const EXPORT_SETS: [&str; 8] = [
+    "start_interval",
+    "end_interval",
+    "start",
+    "end",
+    "start_with",
+    "end_with",
+    "offset",
+    "limit",
+];
+
 /// The documented largest cloud page (`limit` 1..=50000).
 const CLOUD_MAX_LIMIT: u64 = 50_000;
 
@@ -124,7 +138,20 @@ pub fn render(spec: &Value, operations: &[Operation], file: &syn::File) -> Resul
             }
         };
         let id = &op.id;
-        let method = format_ident!("{}", op.id);
+        // The arguments the exporter sets itself: the period pair and the page window.
+        let set_by_export: Vec<&str> = EXPORT_SETS.iter().copied().filter(|name| has(name)).collect();
+        let day_granularities: Vec<&str> = export["day_granularities"]
+            .as_array()
+            .map(|values| values.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if !day_granularities.is_empty() && !has("granularity") {
+            bail!("{}: x-export day_granularities without a granularity parameter", op.id);
+        }
+        let final_by = if page["properties"]["golden"].is_null() {
+            quote!(crate::FinalBy::Age)
+        } else {
+            quote!(crate::FinalBy::Golden)
+        };
         infos.push(quote! {
             const #constant: crate::ReportInfo = crate::ReportInfo {
                 name: #id,
@@ -132,6 +159,9 @@ pub fn render(spec: &Value, operations: &[Operation], file: &syn::File) -> Resul
                 reason: #reason,
                 columns: &[#(#columns),*],
                 default_page_rows: #default_rows,
+                set_by_export: &[#(#set_by_export),*],
+                final_by: #final_by,
+                day_granularities: &[#(#day_granularities),*],
             };
         });
         impls.push(quote! {
@@ -146,7 +176,10 @@ pub fn render(spec: &Value, operations: &[Operation], file: &syn::File) -> Resul
             }
         });
         names.push(quote!(&#constant));
-        arms.push(quote!(#id => action.run(client.#method()).await,));
+        arms.push(quote!(#id => match builder::#builder::from_args(client, args) {
+            Ok(report) => Ok(action.run(report).await),
+            Err(refusals) => Err(refusals),
+        },));
     }
     let cell_impls = cells.iter().map(|name| {
         let ty = format_ident!("{}", name.trim_start_matches("json:"));
@@ -184,8 +217,14 @@ pub fn render(spec: &Value, operations: &[Operation], file: &syn::File) -> Resul
         }
 
         /// Runs `action` with the builder of the report `name` (an operation id
-        /// of [`REPORTS`]); `None` when no report has that name.
-        pub async fn run_named<A: RunNamed>(client: &vidplat_analytics::Client, name: &str, action: A) -> Option<A::Output> {
+        /// of [`REPORTS`]) made from `args` by its `from_args` (every refusal
+        /// at once); `None` when no report has that name.
+        pub async fn run_named<A: RunNamed>(
+            client: &vidplat_analytics::Client,
+            name: &str,
+            args: &vidplat_core::Args,
+            action: A,
+        ) -> Option<Result<A::Output, vidplat_core::Refusals>> {
             Some(match name {
                 #(#arms)*
                 _ => return None,

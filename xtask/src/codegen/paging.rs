@@ -94,8 +94,8 @@ pub fn paginated_impls(operations: &[Operation]) -> Result<Vec<syn::Item>> {
 }
 
 /// `impl vidplat_core::Paged` for every struct with a `data: Vec<T>` field,
-/// reading `truncated: Option<bool>` and `last_page: Option<i64>` where the
-/// struct has them.
+/// reading `truncated`, `golden` and `unsampled` (`Option<bool>`) and
+/// `last_page: Option<i64>` where the struct has them.
 pub fn paged_impls(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
     let mut impls = Vec::new();
     for item in types {
@@ -112,6 +112,12 @@ pub fn paged_impls(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
         let truncated = field("truncated").filter(|f| optional_of(f, "bool")).map(|_| {
             quote! { fn truncated(&self) -> ::std::option::Option<bool> { self.truncated } }
         });
+        let golden = field("golden").filter(|f| optional_of(f, "bool")).map(|_| {
+            quote! { fn golden(&self) -> ::std::option::Option<bool> { self.golden } }
+        });
+        let unsampled = field("unsampled").filter(|f| optional_of(f, "bool")).map(|_| {
+            quote! { fn unsampled(&self) -> ::std::option::Option<bool> { self.unsampled } }
+        });
         let last_page = field("last_page").filter(|f| optional_of(f, "i64")).map(|_| {
             quote! { fn last_page(&self) -> ::std::option::Option<i64> { self.last_page } }
         });
@@ -122,6 +128,8 @@ pub fn paged_impls(types: &[syn::Item]) -> Result<Vec<syn::Item>> {
                 fn items(&self) -> &[Self::Item] { &self.data }
                 fn len(&self) -> usize { self.data.len() }
                 #truncated
+                #golden
+                #unsampled
                 #last_page
             }
         })?);

@@ -2,47 +2,61 @@
 //! `vidplat-export` (chunked by day, under the quota, resumable).
 
 use crate::failure::Failure;
-use crate::output::{self, Format as Output};
+use crate::output;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio::sync::watch;
-use vidplat::{Client, Period};
-use vidplat_export::{Export, ExportError, ExportReport as _, Files, Format, Plan, Report, RunNamed, Summary};
+use vidplat::Period;
+use vidplat_core::Service;
+use vidplat_export::{
+    Export, ExportError, ExportReport as _, Files, FinalBy, Format, Plan, Report, ReportInfo, RunNamed, Summary,
+};
 
 /// The state file's name in the output directory when `--state` is not given.
 const STATE_FILE: &str = ".vidplat-export-state.json";
 
 pub fn define(command: Command) -> Command {
-    let reports: Vec<String> = vidplat_export::REPORTS
-        .iter()
-        .map(|r| r.name.replace('_', "-"))
-        .collect();
-    let formats = ["csv", "ndjson"]
-        .into_iter()
-        .chain(cfg!(feature = "arrow").then_some("arrow"))
-        .chain(cfg!(feature = "parquet").then_some("parquet"));
     command
         .about("Every row of a report over a period into files, one per day (or per period), under the quota; rerun to resume")
         .long_about(
             "Every row of a report over a period into files: out/date=YYYY-MM-DD/part-000.EXT for the reports \
              whose rows each belong to a day (asked for --chunk-days at a time; a chunk answered 408 is halved, \
              down to one day), out/period=FIRST_LAST/part-000.EXT for the others (their rows total the period, \
-             so it is asked for in one call). Files are renamed into place when complete and the state file \
-             records them, so a rerun after a crash or a pause fetches only what is missing (and the lookback \
-             window). The summary goes to stdout, progress and quota waits to stderr. Exit 0 done, 3 paused by \
-             the quota or the reserve (state saved; the message says when to resume), 2 invalid input, 1 other \
-             errors (a one-day chunk that still gets 408 among them).",
+             so it is asked for in one call), and out/_manifest.json describing them (report, parameters, \
+             period, each partition's rows and finality, the columns, the zone of their times). Each report \
+             takes its own parameters by the flags of its own command (--granularity, --filters, …), kept in \
+             the state: a rerun with other parameters is refused. Files are renamed into place when complete \
+             and the state file records them, so a rerun after a crash or a pause fetches only what is \
+             missing or not final yet (and the lookback window). A day is final when the service says so \
+             (the basic edition's `golden`), else once --settle-days have passed since it ended (the cloud \
+             edition: an assumption, the documents do not say when figures settle). The summary goes to \
+             stdout, progress and quota waits to stderr. Exit 0 done, 3 paused by the quota or the reserve \
+             (state saved; the message says when to resume), 2 invalid input, 1 other errors (a one-day \
+             chunk that still gets 408 among them).",
         )
-        .arg(
-            Arg::new("report")
-                .value_name("REPORT")
-                .required(true)
-                .value_parser(clap::builder::PossibleValuesParser::new(reports))
-                .help("The report (an analytics operation)"),
-        )
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .subcommands(vidplat_export::REPORTS.iter().filter_map(|info| report_command(info)))
+}
+
+/// `export REPORT`: the report's own parameters (its command's flags, but
+/// the period and the page window the export sets), then the export's.
+fn report_command(info: &ReportInfo) -> Option<Command> {
+    let spec = crate::spec::of_operation(Service::Analytics, info.name)?;
+    let parameters = spec
+        .args()
+        .filter(|arg| !info.set_by_export.contains(&arg.argument.name))
+        .map(|arg| crate::flags::flag(arg, arg.flag()).help_heading("Report parameters"));
+    let formats = ["csv", "ndjson"]
+        .into_iter()
+        .chain(cfg!(feature = "arrow").then_some("arrow"))
+        .chain(cfg!(feature = "parquet").then_some("parquet"));
+    let command = Command::new(spec.name())
+        .about(spec.operation.summary)
+        .args(parameters)
         .arg(date_arg("from", "The first day, Japan time (YYYY-MM-DD)"))
         .arg(date_arg("to", "The last day, Japan time (YYYY-MM-DD)"))
         .arg(
@@ -71,7 +85,17 @@ pub fn define(command: Command) -> Command {
                 .long("lookback")
                 .value_name("DAYS")
                 .value_parser(whole_days)
-                .help("Fetch the last days of the period again on every run, finished or not (e.g. 3d) [default: 0d]"),
+                .help("Fetch the last days of the period again on every run, final or not (e.g. 3d) [default: 0d]"),
+        )
+        .arg(
+            Arg::new("settle-days")
+                .long("settle-days")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u32).range(0..=366))
+                .help(match info.final_by {
+                    FinalBy::Golden => "Days a day's figures may change after it ends, where an answer does not say whether they are final (assumed) [default: 2]",
+                    FinalBy::Age => "Days a day's figures may change after it ends: younger days are kept as provisional and fetched again by the next run (assumed: the documents do not say) [default: 2]",
+                }),
         )
         .arg(
             Arg::new("reserve-month")
@@ -92,7 +116,7 @@ pub fn define(command: Command) -> Command {
                 .long("page-rows")
                 .value_name("N")
                 .value_parser(clap::value_parser!(u64).range(1..))
-                .help("Rows per page [default: 50000 in the cloud edition, the builder's 100 in the basic]"),
+                .help("Rows per page, never narrowed [default: 50000 in the cloud edition (its documented maximum); in the basic, the window an earlier run learnt, else 50000 halved on each 400 down to the documented 100 (the basic maximum is not shown)]"),
         )
         .arg(
             Arg::new("fetched-at")
@@ -106,7 +130,8 @@ pub fn define(command: Command) -> Command {
                 .long("dry-run")
                 .action(ArgAction::SetTrue)
                 .help("Print the plan (chunks, calls, the shortest duration, the month's count after) and call nothing"),
-        )
+        );
+    Some(command)
 }
 
 fn date_arg(name: &'static str, help: &'static str) -> Arg {
@@ -135,6 +160,7 @@ struct Options {
     out: PathBuf,
     state: PathBuf,
     lookback: u32,
+    settle_days: Option<u32>,
     reserve: u64,
     chunk_days: Option<u32>,
     page_rows: Option<u64>,
@@ -165,6 +191,7 @@ impl Options {
             out,
             state,
             lookback: matches.get_one::<u32>("lookback").copied().unwrap_or(0),
+            settle_days: matches.get_one::<u32>("settle-days").copied(),
             reserve: matches.get_one::<u64>("reserve-month").copied().unwrap_or(0),
             chunk_days: matches.get_one::<u32>("chunk-days").copied(),
             page_rows: matches.get_one::<u64>("page-rows").copied(),
@@ -179,6 +206,9 @@ impl Options {
             .lookback_days(self.lookback)
             .reserve_month(self.reserve)
             .state_file(&self.state);
+        if let Some(days) = self.settle_days {
+            export = export.settle_days(days);
+        }
         if let Some(days) = self.chunk_days {
             export = export.chunk_days(days);
         }
@@ -200,15 +230,20 @@ fn state_file(matches: &ArgMatches) -> PathBuf {
         .map_or_else(|| out.join(STATE_FILE), PathBuf::from)
 }
 
-/// What Ctrl-C during an export leaves: the chunks committed so far are in
-/// the state file; running the same command reads only the rest (the chunk
-/// under way again, from its start).
-pub fn interruption_note(matches: &ArgMatches) -> String {
-    format!(
+/// What Ctrl-C during an export (`matches`: the `export` command's) leaves:
+/// the chunks committed so far are in the state file; running the same
+/// command reads only the rest (the chunk under way again, from its start).
+/// `None` for a dry run, which leaves nothing.
+pub fn interruption_note(matches: &ArgMatches) -> Option<String> {
+    let (_, report) = matches.subcommand()?;
+    if report.get_flag("dry-run") {
+        return None;
+    }
+    Some(format!(
         "interrupted: the chunks finished so far are saved in {}; run the same command again to resume \
          (the chunk under way is read again from its start)",
-        state_file(matches).display()
-    )
+        state_file(report).display()
+    ))
 }
 
 /// How a run ended.
@@ -284,49 +319,34 @@ async fn next_wait(
 }
 
 pub async fn run(invocation: super::Invocation<'_, '_>) -> Result<(), Failure> {
+    let Some((report, matches)) = invocation.matches.subcommand() else {
+        return Err(Failure::invalid("REPORT", "is required"));
+    };
+    let spec = crate::spec::find(Service::Analytics, report)
+        .ok_or_else(|| Failure::invalid("REPORT", format!("`{report}` is not a report the exporter knows")))?;
+    let args = crate::run::Args::from_matches(spec, matches, &mut std::io::empty())?;
     let client = invocation.client()?;
-    let waits = client.analytics_quota().map(|q| q.watch_waits());
+    let quota_waits = client.analytics_quota().map(|q| q.watch_waits());
     let io = invocation.io;
     let (stdout, stderr, terminal) = (&mut *io.stdout, &mut *io.stderr, io.stderr_terminal);
-    export(
-        &client,
-        invocation.matches,
-        stdout,
-        stderr,
-        waits,
-        terminal,
-        invocation.format,
-    )
-    .await
-}
-
-/// Runs the export: the summary (or the plan) on stdout.
-async fn export(
-    client: &Client,
-    matches: &ArgMatches,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-    quota_waits: Option<watch::Receiver<Option<vidplat::QuotaWait>>>,
-    terminal: bool,
-    format: Output,
-) -> Result<(), Failure> {
+    let (name, format) = (spec.operation.id, invocation.format);
     let options = Options::read(matches)?;
-    let name = matches
-        .get_one::<String>("report")
-        .map(|r| r.replace('-', "_"))
-        .unwrap_or_default();
     let run = Run {
         options: &options,
         stderr: &mut *stderr,
         quota_waits,
         terminal,
     };
-    let ran = vidplat_export::run_named(client.analytics()?, &name, run)
+    let ran = vidplat_export::run_named(client.analytics()?, name, &args.for_builder(), run)
         .await
         .ok_or_else(|| Failure::invalid("REPORT", format!("`{name}` is not a report the exporter knows")))?
+        .map_err(|refusals| args.refused(refusals))?
         .map_err(|error| match error {
             ExportError::Invalid(reason) => Failure::invalid("export", reason),
-            ExportError::Call { source, .. } => Failure::Sdk(source),
+            ExportError::State(vidplat_export::StateError::OtherParameters { .. }) => {
+                Failure::invalid("export", error.to_string())
+            }
+            ExportError::Call { source, .. } | ExportError::NotSent(source) => Failure::Sdk(source),
             other => Failure::Export(other.to_string()),
         })?;
     match ran {
@@ -362,6 +382,7 @@ fn plan_json(plan: &Plan) -> Value {
         "period": {"first": plan.period.first().to_string(), "last": plan.period.last().to_string()},
         "chunks": plan.chunks.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
         "done_before": plan.done,
+        "again": plan.again,
         "calls_at_least": plan.calls_at_least,
         "calls_at_most": plan.calls_at_most,
         "minimum_duration_seconds": plan.minimum_duration.as_secs(),
@@ -378,7 +399,11 @@ fn summary_json(summary: &Summary) -> Value {
         "partitions": summary.partitions,
         "chunks_done": summary.chunks_done,
         "chunks_split": summary.chunks_split,
+        "windows_narrowed": summary.windows_narrowed,
+        "page_rows": summary.page_rows,
         "skipped": summary.skipped,
+        "provisional": summary.provisional,
+        "sampled": summary.sampled,
         "failed": summary.failed.iter().map(|f| json!({"chunk": f.chunk.to_string(), "reason": f.reason})).collect::<Vec<_>>(),
         "paused": summary.paused.as_ref().map(|p| p.to_string()),
     })
