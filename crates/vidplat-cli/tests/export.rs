@@ -710,3 +710,95 @@ async fn a_hundred_thousand_rows_take_a_few_calls_and_still_complete_where_wide_
         "{spent:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_processes_split_one_export_through_the_profile_s_redis_each_day_asked_once() {
+    let Some(redis) = vidplat_tests::redis_server::RedisServer::start() else {
+        return;
+    };
+    let sim = simulator(SimConfig {
+        analytics_latency: Duration::from_millis(100),
+        ..SimConfig::fast()
+    })
+    .await;
+    let config = tempfile::tempdir().expect("a configuration directory");
+    let config_dir = config.path().to_string_lossy().into_owned();
+    let store = format!("redis://127.0.0.1:{}", redis.port);
+    let add = {
+        let mut add = command(
+            &sim,
+            &[
+                "profile",
+                "add",
+                "shared",
+                "--quota-store",
+                &store,
+                "--login-id",
+                "acct",
+            ],
+        );
+        add.env("VIDPLAT_CONFIG_DIR", &config_dir);
+        add.output().await.expect("profile add runs")
+    };
+    assert!(add.status.success(), "{}", String::from_utf8_lossy(&add.stderr));
+
+    let (from, to) = days_ago(9, 4);
+    let dir = tempfile::tempdir().expect("a directory");
+    let out = dir.path().to_string_lossy().into_owned();
+    let args = [
+        "--profile",
+        "shared",
+        "analytics",
+        "export",
+        "cloud-viewing-history",
+        "--from",
+        &from,
+        "--to",
+        &to,
+        "--chunk-days",
+        "1",
+        "--out",
+        &out,
+        "--shared-state",
+        "-o",
+        "json",
+    ];
+    let worker = || {
+        let mut worker = command(&sim, &args);
+        worker.env("VIDPLAT_CONFIG_DIR", &config_dir);
+        async move {
+            let output = tokio::time::timeout(Duration::from_secs(60), worker.output())
+                .await
+                .expect("a worker ends within a minute")
+                .expect("the binary runs");
+            let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+            assert!(
+                output.status.success(),
+                "{stdout}{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            serde_json::from_str::<serde_json::Value>(&stdout).expect("the summary is JSON")
+        }
+    };
+    let summaries = futures::future::join_all([worker(), worker(), worker()]).await;
+    let done: u64 = summaries.iter().map(|s| s["chunks_done"].as_u64().unwrap_or(0)).sum();
+    assert_eq!(done, 6, "each of the 6 days done by one worker: {summaries:?}");
+    let asked: Vec<String> = sim.journal().into_iter().filter_map(|r| r.query).collect();
+    let distinct: std::collections::BTreeSet<&String> = asked.iter().collect();
+    assert_eq!(
+        (asked.len(), distinct.len()),
+        (6, 6),
+        "each day asked for once: {asked:?}"
+    );
+    assert_eq!(files(dir.path()).len(), 6);
+    assert_eq!(
+        finality(&manifest(dir.path())).len(),
+        6,
+        "the manifest lists every worker's days"
+    );
+
+    // Without a Redis quota store there is nowhere to share the state.
+    let alone = run(&sim, &args[2..]).await;
+    assert_eq!(alone.code, 2, "{alone:?}");
+    assert!(alone.stderr.contains("quota store"), "{}", alone.stderr);
+}

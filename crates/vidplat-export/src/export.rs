@@ -435,6 +435,34 @@ impl<R: Report> Export<R> {
         self
     }
 
+    /// [`shared_state`](Export::shared_state) in the Redis of the client's
+    /// quota store (a profile's `quota_store`), which counts the account's
+    /// quota for every worker already. Refused when the client's store is
+    /// not Redis, or when this crate was built without its `redis` feature.
+    pub fn shared_state_in_quota_store(self) -> Result<Self, ExportError> {
+        let store = self.quota().map(|quota| quota.store().clone());
+        #[cfg(feature = "redis")]
+        if let Some(vidplat_core::QuotaStore::Shared(shared)) = &store {
+            if let Some(redis) = shared
+                .as_any()
+                .and_then(|any| any.downcast_ref::<vidplat_redis::RedisQuota>())
+            {
+                let redis = redis.clone();
+                return Ok(self.shared_state(redis));
+            }
+        }
+        let kind = store.as_ref().map_or("none", vidplat_core::QuotaStore::kind);
+        Err(ExportError::Invalid(format!(
+            "a shared export keeps its state in the Redis of the client's quota store (a profile's quota_store), \
+             and this client's is {kind}{}",
+            if cfg!(feature = "redis") {
+                ""
+            } else {
+                " (and vidplat-export was built without its `redis` feature)"
+            }
+        )))
+    }
+
     /// How long a worker of a shared export holds a chunk without renewing
     /// its claim (default [`SHARED_CHUNK_LEASE`]; at least a second). The claim
     /// is renewed every third of it; when a renewal fails, the chunk stops

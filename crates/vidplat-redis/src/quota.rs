@@ -852,6 +852,10 @@ impl SharedQuota for RedisQuota {
         "redis"
     }
 
+    fn as_any(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        Some(self)
+    }
+
     fn acquire<'a>(&'a self, turn: Turn<'a>) -> StoreFuture<'a, TurnTaken> {
         Box::pin(async move {
             let decision = self

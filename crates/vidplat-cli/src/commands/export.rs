@@ -126,6 +126,16 @@ fn report_command(info: &ReportInfo) -> Option<Command> {
                 .help("The time written in the export_fetched_at column [default: when each chunk is fetched]; for reproducible files"),
         )
         .arg(
+            Arg::new("shared-state")
+                .long("shared-state")
+                .action(ArgAction::SetTrue)
+                .help(
+                    "Keep the state in the Redis of the profile's quota store instead of a file, so that several \
+                     processes or machines running the same command split the chunks, each asked for once \
+                     (the output directory must be one they share) [needs the redis feature]",
+                ),
+        )
+        .arg(
             Arg::new("dry-run")
                 .long("dry-run")
                 .action(ArgAction::SetTrue)
@@ -165,6 +175,7 @@ struct Options {
     chunk_days: Option<u32>,
     page_rows: Option<u64>,
     fetched_at: Option<chrono::DateTime<chrono::FixedOffset>>,
+    shared_state: bool,
     dry_run: bool,
 }
 
@@ -196,11 +207,12 @@ impl Options {
             chunk_days: matches.get_one::<u32>("chunk-days").copied(),
             page_rows: matches.get_one::<u64>("page-rows").copied(),
             fetched_at: matches.get_one("fetched-at").copied(),
+            shared_state: matches.get_flag("shared-state"),
             dry_run: matches.get_flag("dry-run"),
         })
     }
 
-    fn apply<R: Report>(&self, report: R) -> Export<R> {
+    fn apply<R: Report>(&self, report: R) -> Result<Export<R>, ExportError> {
         let mut export = report
             .export(self.period)
             .lookback_days(self.lookback)
@@ -218,7 +230,10 @@ impl Options {
         if let Some(at) = self.fetched_at {
             export = export.fetched_at(at);
         }
-        export
+        if self.shared_state {
+            export = export.shared_state_in_quota_store()?;
+        }
+        Ok(export)
     }
 }
 
@@ -264,7 +279,7 @@ impl RunNamed for Run<'_> {
     type Output = Result<Ran, ExportError>;
 
     async fn run<R: Report>(self, report: R) -> Self::Output {
-        let export = self.options.apply(report);
+        let export = self.options.apply(report)?;
         if self.options.dry_run {
             return export.plan().await.map(Ran::Planned);
         }
@@ -402,6 +417,7 @@ fn summary_json(summary: &Summary) -> Value {
         "windows_narrowed": summary.windows_narrowed,
         "page_rows": summary.page_rows,
         "skipped": summary.skipped,
+        "chunks_by_others": summary.chunks_by_others,
         "provisional": summary.provisional,
         "sampled": summary.sampled,
         "failed": summary.failed.iter().map(|f| json!({"chunk": f.chunk.to_string(), "reason": f.reason})).collect::<Vec<_>>(),

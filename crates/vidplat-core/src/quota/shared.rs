@@ -138,4 +138,10 @@ pub trait SharedQuota: Send + Sync + fmt::Debug + 'static {
 
     /// What a call does when the store cannot answer.
     fn when_unavailable(&self) -> WhenUnavailable;
+
+    /// The store as its own type, for what else it offers (a Redis store
+    /// also keeps an export's shared state); `None` by default.
+    fn as_any(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        None
+    }
 }
