@@ -745,12 +745,20 @@ async fn two_processes_export_different_reports_through_one_account() {
             ("4", "false"),
             "four one-day chunks, not paused: {exported}"
         );
-        let days = std::fs::read_dir(dir).unwrap().count();
-        assert_eq!(days, 4, "{}", dir.display());
+        assert_eq!(partition_dirs(dir), 4, "{}", dir.display());
+        assert!(dir.join("_manifest.json").is_file(), "{}", dir.display());
         let _ = std::fs::remove_dir_all(dir);
     }
     assert_eq!(sim.analytics_stats().refused(), 0, "no 429 from the server");
     assert_eq!(sim.analytics_stats().max_in_flight(), 1);
+}
+
+/// The partition directories (`date=…`) an export wrote under `dir`.
+fn partition_dirs(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|entry| entry.as_ref().is_ok_and(|e| e.path().is_dir()))
+        .count()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -788,8 +796,8 @@ async fn three_processes_split_one_export_through_its_shared_state_and_each_day_
         done += chunks_done;
     }
     assert_eq!(done, 6, "six one-day chunks, each done by one worker: {lines:?}");
-    let days = std::fs::read_dir(&out).unwrap().count();
-    assert_eq!(days, 6, "{}", out.display());
+    assert_eq!(partition_dirs(&out), 6, "{}", out.display());
+    assert!(out.join("_manifest.json").is_file(), "{}", out.display());
     let _ = std::fs::remove_dir_all(&out);
     // Each day asked for once, whoever asked.
     let mut asked: Vec<String> = sim
