@@ -98,10 +98,11 @@ def nullable_reference(schema):
 
 def forms(schema):
     """The documented forms of a value read in either of several forms: an `anyOf`
-    that is no nullable reference (CONVENTIONS.md), or a `oneOf`; else None."""
+    that is no nullable reference (CONVENTIONS.md), a `oneOf`, or the `x-forms`
+    of a schema that names no type; else None."""
     if not isinstance(schema, dict) or nullable_reference(schema) is not None:
         return None
-    members = schema.get("anyOf") or schema.get("oneOf")
+    members = schema.get("anyOf") or schema.get("oneOf") or schema.get("x-forms")
     return members if isinstance(members, list) and len(members) > 1 else None
 
 
@@ -204,7 +205,7 @@ class Checker:
         inner = nullable_reference(schema)
         if inner is not None:
             return self.typed(value, inner, body, where, depth)
-        if "oneOf" in schema or "anyOf" in schema:
+        if "oneOf" in schema or "anyOf" in schema or "x-forms" in schema:
             return []  # any member's form is acceptable
         if is_object(schema) and merged_properties(self.spec, schema):
             if not attrs.has(type(value)):

@@ -34,7 +34,7 @@ const UNKNOWN_MEMBER: &str = "x_field_this_sdk_does_not_know";
 /// decode_check.py could drop it unseen): a bulk registration's item in both of
 /// its forms, the id object carrying an unknown member. With a `oneOf`, the
 /// client needed a module outside the standard library and rejected that object.
-fn bulk_registered_id_cases(list: &[Body]) -> Result<()> {
+pub(crate) fn bulk_registered_id_cases(list: &[Body]) -> Result<()> {
     let item = |disturbance: &str| {
         list.iter()
             .find(|b| b.schema == "BulkRegistration" && b.disturbance == disturbance)

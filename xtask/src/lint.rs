@@ -5,7 +5,9 @@
 //! and null in every nullable member (`xtask/python/decode_check.py`); and each
 //! service's Go client (openapi-generator) builds and vets offline with Go's
 //! standard library alone and decodes the same bodies (`go_client.rs`; skipped
-//! without `go` and `java` on `PATH`, unless `VIDPLAT_REQUIRE_GO=1`). The tools
+//! without `go` and `java` on `PATH`, unless `VIDPLAT_REQUIRE_GO=1`); and the
+//! video management service's typescript-fetch client reads a bulk
+//! registration's item back in both forms (`typescript_client.rs`). The tools
 //! are installed into `.tools/` (git-ignored) from the package registries on
 //! first use.
 
@@ -132,6 +134,7 @@ pub fn run_lint() -> Result<()> {
         go_home: tools_dir().join("go"),
     };
     crate::go_client::run_all(&go_tools, &out, &out.join("python"))?;
+    crate::typescript_client::run(&go_tools.generator, &npm_bin("tsc"), &out, &out.join("python"))?;
     println!("lint: done in {:.1?}", started.elapsed());
     Ok(())
 }

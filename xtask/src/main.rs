@@ -17,6 +17,7 @@ mod modules;
 mod publish;
 mod services;
 mod test_lanes;
+mod typescript_client;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};

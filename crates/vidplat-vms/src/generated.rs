@@ -161,7 +161,7 @@ pub mod types {
                 })
         }
     }
-    ///One item of a bulk registration's `responses`: the id of the Nth registered item, read either as an object `{id}` (the single registration's response) or as the id string itself; a value is one form or the other, never both.
+    ///One item of a bulk registration's `responses`: the id of the Nth registered item, either an object `{id}` (the single registration's response, RegisteredId) or the id string itself; a value is one form or the other, never both. The schema names no type, so that every generator keeps the item as it came in either form (a two-form `anyOf` lost the string form in one generator's client and needed a module outside the standard library in another's); `x-forms` lists the two forms for generators that read it.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(untagged)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]

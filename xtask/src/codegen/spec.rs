@@ -40,7 +40,22 @@ pub fn open_enums(spec: &Value) -> Vec<OpenEnum> {
 /// generated method's rustdoc), and members not shown are kept (see
 /// `keeping_undocumented_members`).
 pub fn for_progenitor(spec: &Value) -> Value {
-    keeping_undocumented_members(with_route_notes(spec))
+    with_forms_as_any_of(keeping_undocumented_members(with_route_notes(spec)))
+}
+
+/// `x-forms` on a schema without a type lists the forms its value takes
+/// (an id object or the id string): the YAML leaves the type out so that every
+/// other generator keeps the value as it came, and typify reads the forms as
+/// an `anyOf`, giving Rust one enum of them.
+fn with_forms_as_any_of(mut spec: Value) -> Value {
+    if let Some(schemas) = spec["components"]["schemas"].as_object_mut() {
+        for schema in schemas.values_mut() {
+            if let Some(forms) = schema.get("x-forms").cloned() {
+                schema["anyOf"] = forms;
+            }
+        }
+    }
+    spec
 }
 
 /// `additionalProperties: true` beside documented `properties` means "other
