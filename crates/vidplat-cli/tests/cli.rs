@@ -1103,6 +1103,8 @@ async fn sim_passes_its_settings_to_the_background_simulator() {
         "1",
         "--seed",
         "11",
+        "--analytics-basic-max-window",
+        "50",
     ];
     let (printed, sim) = background_sim(&cli, &settings).await;
     let run = |command: &str| after_exports(&printed.stdout, command, cli.config_dir.path());
@@ -1117,6 +1119,14 @@ async fn sim_passes_its_settings_to_the_background_simulator() {
         .run_with(run("encoder update-preset --preset-id 1 --description d"), "")
         .await;
     assert_eq!(updated.code, 0, "--updates keep takes a partial update: {updated:?}");
+    // A window past the maximum is refused before the usage limits: the month's one call stays.
+    let wide = cli
+        .run_with(
+            run("analytics basic-viewing-history --start-with 1 --end-with 51 -o json"),
+            "",
+        )
+        .await;
+    assert!(wide.code != 0 && wide.stderr.contains("at most 50"), "{wide:?}");
     let first = cli.run_with(run("analytics cloud-by-region -o json"), "").await;
     assert_eq!(first.code, 0, "{first:?}");
     let second = cli.run_with(run("analytics cloud-by-region -o json"), "").await;

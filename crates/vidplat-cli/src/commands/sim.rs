@@ -105,6 +105,34 @@ pub fn define(command: Command) -> Command {
                 .help("Analytics calls allowed a month [default: 50000, as documented]"),
         )
         .arg(
+            Arg::new("analytics-settle-days")
+                .long("analytics-settle-days")
+                .value_name("DAYS")
+                .value_parser(clap::value_parser!(u32))
+                .help(
+                    "Days a day's analytics figures keep changing after it ends: basic answers reaching into \
+                     them say golden: false (not shown when figures become final) [default: 2]",
+                ),
+        )
+        .arg(
+            Arg::new("analytics-basic-max-window")
+                .long("analytics-basic-max-window")
+                .value_name("N|none")
+                .value_parser(|text: &str| match text {
+                    "none" => Ok(None),
+                    _ => text
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .map(Some)
+                        .ok_or_else(|| format!("`{text}` is neither a positive number nor `none`")),
+                })
+                .help(
+                    "The widest basic rank window answered (a wider one is 400), or none for any width \
+                     (the maximum is not shown) [default: 10000]",
+                ),
+        )
+        .arg(
             Arg::new("seed")
                 .long("seed")
                 .value_name("N")
@@ -125,10 +153,12 @@ pub fn define(command: Command) -> Command {
 
 /// The flags passed on as they came when the simulator runs in a process of its own.
 #[cfg(feature = "sim")]
-const PASSED_ON: [&str; 5] = [
+const PASSED_ON: [&str; 7] = [
     "analytics-per-minute",
     "analytics-window",
     "analytics-per-month",
+    "analytics-settle-days",
+    "analytics-basic-max-window",
     "seed",
     "updates",
 ];
@@ -275,6 +305,14 @@ async fn serve(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
             .get_one::<u32>("analytics-per-month")
             .copied()
             .unwrap_or(defaults.analytics_monthly),
+        analytics_settle_days: matches
+            .get_one::<u32>("analytics-settle-days")
+            .copied()
+            .unwrap_or(defaults.analytics_settle_days),
+        analytics_basic_max_window: matches
+            .get_one::<Option<u64>>("analytics-basic-max-window")
+            .copied()
+            .unwrap_or(defaults.analytics_basic_max_window),
         seed: matches.get_one::<u64>("seed").copied().unwrap_or(defaults.seed),
         // clap admitted only the readings' own names.
         updates: matches
