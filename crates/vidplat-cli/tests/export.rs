@@ -802,3 +802,89 @@ async fn three_processes_split_one_export_through_the_profile_s_redis_each_day_a
     assert_eq!(alone.code, 2, "{alone:?}");
     assert!(alone.stderr.contains("quota store"), "{}", alone.stderr);
 }
+
+/// The zone of returned times is not shown (Japan time is assumed). Against a
+/// service answering in UTC (the simulator set to it), `--time-zone +00:00`
+/// reads and writes every time in UTC, files rows under UTC days and says so
+/// in the manifest; without it the same wall times are taken for Japan time.
+#[tokio::test]
+async fn time_zone_reads_returned_times_in_the_service_s_zone() {
+    let sim = simulator(SimConfig {
+        time_zone: chrono::FixedOffset::east_opt(0).expect("UTC"),
+        ..SimConfig::fast()
+    })
+    .await;
+    let (from, to) = days_ago(6, 4);
+    let export = |zone: Option<&'static str>| {
+        let (from, to) = (from.clone(), to.clone());
+        let sim = &sim;
+        async move {
+            let dir = tempfile::tempdir().expect("a directory");
+            let out = dir.path().to_string_lossy().into_owned();
+            let mut args = vec![
+                "analytics",
+                "export",
+                "cloud-viewing-history",
+                "--from",
+                &from,
+                "--to",
+                &to,
+                "--out",
+                &out,
+                "--fetched-at",
+                "2026-11-25T10:00:00+09:00",
+                "-o",
+                "json",
+            ];
+            if let Some(zone) = zone {
+                args.extend(["--time-zone", zone]);
+            }
+            let ran = run(sim, &args).await;
+            assert_eq!(ran.code, 0, "{ran:?}");
+            // Each partition's (day, date_time values).
+            let files = files(dir.path());
+            let times: Vec<(String, Vec<String>)> = files
+                .iter()
+                .map(|(name, bytes)| {
+                    let mut reader = csv::Reader::from_reader(bytes.as_slice());
+                    let at = reader
+                        .headers()
+                        .expect("a header")
+                        .iter()
+                        .position(|h| h == "date_time")
+                        .expect("date_time");
+                    let values = reader.records().map(|r| r.expect("a record")[at].to_owned()).collect();
+                    (name[5..15].to_owned(), values)
+                })
+                .collect();
+            (manifest(dir.path())["time_zone"].clone(), times)
+        }
+    };
+    let (utc_zone, utc) = export(Some("+00:00")).await;
+    assert_eq!(utc_zone, "+00:00");
+    assert_eq!(utc.len(), 3, "three days");
+    for (day, values) in &utc {
+        assert!(!values.is_empty());
+        for value in values {
+            assert!(
+                value.starts_with(day.as_str()) && value.ends_with("+00:00"),
+                "{day}: {value}"
+            );
+        }
+    }
+    let (japan_zone, japan) = export(None).await;
+    assert_eq!(japan_zone, "+09:00");
+    let same_wall_times: Vec<(String, Vec<String>)> = utc
+        .iter()
+        .map(|(day, values)| {
+            (
+                day.clone(),
+                values.iter().map(|v| v.replace("+00:00", "+09:00")).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        japan, same_wall_times,
+        "the assumption reads the same wall times as Japan time"
+    );
+}

@@ -12,14 +12,12 @@ use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_ipc::writer::{DictionaryHandling, FileWriter, IpcWriteOptions};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use chrono::Datelike as _;
+use chrono::{Datelike as _, FixedOffset};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
 use std::sync::Arc;
 
-/// The zone of every timestamp column: the analytics documents' Japan time.
-pub(crate) const TIMEZONE: &str = "+09:00";
 /// The field metadata key holding a column's description.
 pub(crate) const DESCRIPTION: &str = "description";
 /// The field metadata key that marks a column holding JSON text (value [`JSON`]).
@@ -30,8 +28,8 @@ pub(crate) const JSON: &str = "json";
 /// Days from 0001-01-01 (chrono's day 1 of the common era) to 1970-01-01.
 const UNIX_EPOCH_DAYS_FROM_CE: i32 = 719_163;
 
-/// The Arrow type of a column kind.
-pub(crate) fn data_type(kind: ColumnKind) -> DataType {
+/// The Arrow type of a column kind; timestamps carry `zone` (`+09:00`).
+pub(crate) fn data_type(kind: ColumnKind, zone: &str) -> DataType {
     match kind {
         ColumnKind::Text | ColumnKind::Json => DataType::Utf8,
         ColumnKind::OpenEnum => DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
@@ -43,7 +41,7 @@ pub(crate) fn data_type(kind: ColumnKind) -> DataType {
         // (pyarrow, DuckDB) read as a number. As milliseconds it is a TIMESTAMP
         // adjusted to UTC, the zone kept in the embedded Arrow schema
         // (`tests/exporter/python_readers.rs` reads both formats back).
-        ColumnKind::Timestamp => DataType::Timestamp(TimeUnit::Millisecond, Some(TIMEZONE.into())),
+        ColumnKind::Timestamp => DataType::Timestamp(TimeUnit::Millisecond, Some(zone.into())),
         ColumnKind::Date => DataType::Date32,
     }
 }
@@ -52,7 +50,7 @@ pub(crate) fn data_type(kind: ColumnKind) -> DataType {
 /// field metadata, JSON columns marked both with `vidplat.kind = json` and
 /// with Arrow's canonical `arrow.json` extension type (so readers that know it,
 /// pyarrow among them, read the column as JSON).
-pub(crate) fn schema(columns: &[Column]) -> Schema {
+pub(crate) fn schema(columns: &[Column], zone: &str) -> Schema {
     let fields: Vec<Field> = columns
         .iter()
         .map(|column| {
@@ -62,7 +60,7 @@ pub(crate) fn schema(columns: &[Column]) -> Schema {
                 metadata.insert("ARROW:extension:name".to_owned(), "arrow.json".to_owned());
                 metadata.insert("ARROW:extension:metadata".to_owned(), String::new());
             }
-            Field::new(column.name, data_type(column.kind), column.nullable).with_metadata(metadata)
+            Field::new(column.name, data_type(column.kind, zone), column.nullable).with_metadata(metadata)
         })
         .collect();
     Schema::new(fields)
@@ -81,7 +79,7 @@ enum Builder {
 }
 
 impl Builder {
-    fn new(kind: ColumnKind, rows: usize) -> Self {
+    fn new(kind: ColumnKind, rows: usize, zone: &str) -> Self {
         match kind {
             // 16 bytes a value to start with; the buffers grow as needed.
             ColumnKind::Text => Builder::Text(StringBuilder::with_capacity(rows, rows * 16)),
@@ -90,7 +88,7 @@ impl Builder {
             ColumnKind::Float => Builder::Float(Float64Builder::with_capacity(rows)),
             ColumnKind::Boolean => Builder::Boolean(BooleanBuilder::with_capacity(rows)),
             ColumnKind::Timestamp => {
-                Builder::Timestamp(TimestampMillisecondBuilder::with_capacity(rows).with_timezone(TIMEZONE))
+                Builder::Timestamp(TimestampMillisecondBuilder::with_capacity(rows).with_timezone(zone))
             }
             ColumnKind::Date => Builder::Date(Date32Builder::with_capacity(rows)),
             ColumnKind::Json => Builder::Json(StringBuilder::with_capacity(rows, rows * 64)),
@@ -124,7 +122,7 @@ impl Builder {
             (Builder::Integer(b), Value::Integer(n)) => b.append_value(*n),
             (Builder::Float(b), Value::Float(x)) => b.append_value(*x),
             (Builder::Boolean(b), Value::Boolean(v)) => b.append_value(*v),
-            // The instant, in milliseconds since the epoch; the field's zone says +09:00.
+            // The instant, in milliseconds since the epoch; the field's zone says which offset to show.
             (Builder::Timestamp(b), Value::Timestamp(at)) => b.append_value(at.timestamp_millis()),
             (Builder::Date(b), Value::Date(day)) => b.append_value(day.num_days_from_ce() - UNIX_EPOCH_DAYS_FROM_CE),
             (_, value) => return Err(mismatch(column, value)),
@@ -208,13 +206,17 @@ pub(crate) struct Batcher {
 }
 
 impl Batcher {
-    /// A batcher for `columns`; `keep_dictionaries`: see [`Builder::finish`].
-    pub(crate) fn new(columns: &[Column], rows_per_group: usize, keep_dictionaries: bool) -> Self {
+    /// A batcher for `columns`, timestamps in `zone`; `keep_dictionaries`: see [`Builder::finish`].
+    pub(crate) fn new(columns: &[Column], rows_per_group: usize, keep_dictionaries: bool, zone: FixedOffset) -> Self {
         let rows_per_group = rows_per_group.max(1);
+        let zone = zone.to_string();
         Self {
-            schema: Arc::new(schema(columns)),
+            schema: Arc::new(schema(columns, &zone)),
             columns: columns.to_vec(),
-            builders: columns.iter().map(|c| Builder::new(c.kind, rows_per_group)).collect(),
+            builders: columns
+                .iter()
+                .map(|c| Builder::new(c.kind, rows_per_group, &zone))
+                .collect(),
             rows: 0,
             rows_per_group,
             keep_dictionaries,
@@ -277,11 +279,16 @@ pub(crate) struct IpcEncoder {
 }
 
 impl IpcEncoder {
-    pub(crate) fn new(file: File, columns: &[Column], rows_per_group: usize) -> Result<Self, SinkError> {
+    pub(crate) fn new(
+        file: File,
+        columns: &[Column],
+        rows_per_group: usize,
+        zone: FixedOffset,
+    ) -> Result<Self, SinkError> {
         // An IPC file may not replace a dictionary, only extend it: the batcher
         // keeps each open enum's dictionary from batch to batch, and the writer
         // writes what each batch adds as a delta.
-        let batcher = Batcher::new(columns, rows_per_group, true);
+        let batcher = Batcher::new(columns, rows_per_group, true, zone);
         let options = IpcWriteOptions::default().with_dictionary_handling(DictionaryHandling::Delta);
         let writer =
             FileWriter::try_new_with_options(BufWriter::with_capacity(256 * 1024, file), batcher.schema(), options)?;
@@ -335,7 +342,7 @@ mod tests {
 
     #[test]
     fn a_batch_every_rows_per_group_rows_and_the_rest_at_the_end() {
-        let mut batcher = Batcher::new(&COLUMNS, 2, true);
+        let mut batcher = Batcher::new(&COLUMNS, 2, true, vidplat_core::japan_offset());
         let row = |kind, n| [Value::Text(kind), Value::Integer(n), Value::Json("[1]".to_owned())];
         assert!(batcher.push(&row("VOD", 1)).unwrap().is_none());
         let first = batcher.push(&row("LIVE", 2)).unwrap().expect("a batch at 2 rows");
@@ -353,7 +360,7 @@ mod tests {
 
     #[test]
     fn a_row_that_does_not_fit_is_refused_whole_naming_its_column() {
-        let mut batcher = Batcher::new(&COLUMNS, 10, false);
+        let mut batcher = Batcher::new(&COLUMNS, 10, false, vidplat_core::japan_offset());
         let error = batcher
             .push(&[Value::Text("VOD"), Value::Text("7"), Value::Json("[]".to_owned())])
             .unwrap_err();

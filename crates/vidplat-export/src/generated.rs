@@ -2591,7 +2591,9 @@ impl<'a> crate::Report for builder::BasicByContentCategory<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_playback_count.cell());
         out.push(row.avg_played_percent.cell());
         out.push(row.avg_played_time.cell());
@@ -2625,7 +2627,9 @@ impl<'a> crate::Report for builder::BasicQuery<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_playback_count.cell());
         out.push(row.avg_played_percent.cell());
         out.push(row.avg_played_time.cell());
@@ -2634,8 +2638,8 @@ impl<'a> crate::Report for builder::BasicQuery<'a> {
         out.push(row.content_title.cell());
         out.push(row.country.cell());
         out.push(crate::schema::date("date", row.date.as_deref())?);
-        out.push(crate::schema::timestamp("date_hour", row.date_hour.as_deref())?);
-        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref())?);
+        out.push(crate::schema::timestamp("date_hour", row.date_hour.as_deref(), zone)?);
+        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref(), zone)?);
         out.push(row.day.cell());
         out.push(row.error_count.cell());
         out.push(row.hour.cell());
@@ -2676,12 +2680,14 @@ impl<'a> crate::Report for builder::BasicByTimePeriod<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_playback_count.cell());
         out.push(row.avg_played_percent.cell());
         out.push(row.avg_played_time.cell());
         out.push(row.avg_staytime.cell());
-        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref())?);
+        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref(), zone)?);
         out.push(row.error_count.cell());
         out.push(row.play_count.cell());
         out.push(row.playback_count.cell());
@@ -2710,7 +2716,9 @@ impl<'a> crate::Report for builder::BasicAudienceRating<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.audience.cell());
         out.push(row.content_title.cell());
         Ok(())
@@ -2733,7 +2741,9 @@ impl<'a> crate::Report for builder::BasicReaction<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.content_title.cell());
         out.push(row.reaction.cell());
         Ok(())
@@ -2756,7 +2766,9 @@ impl<'a> crate::Report for builder::BasicByEnvironment<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_playback_count.cell());
         out.push(row.avg_played_percent.cell());
         out.push(row.avg_played_time.cell());
@@ -2793,11 +2805,13 @@ impl<'a> crate::Report for builder::BasicViewingHistory<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.content_category.cell());
         out.push(row.content_title.cell());
         out.push(row.content_type.cell());
-        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref())?);
+        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref(), zone)?);
         out.push(row.os.cell());
         out.push(row.play_count.cell());
         out.push(row.playback_count.cell());
@@ -2829,7 +2843,9 @@ impl<'a> crate::Report for builder::BasicByOs<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_playback_count.cell());
         out.push(row.avg_played_percent.cell());
         out.push(row.avg_played_time.cell());
@@ -2866,7 +2882,9 @@ impl<'a> crate::Report for builder::BasicByRegion<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_playback_count.cell());
         out.push(row.avg_played_percent.cell());
         out.push(row.avg_played_time.cell());
@@ -2902,7 +2920,9 @@ impl<'a> crate::Report for builder::BasicBySite<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_playback_count.cell());
         out.push(row.avg_played_percent.cell());
         out.push(row.avg_played_time.cell());
@@ -2938,7 +2958,9 @@ impl<'a> crate::Report for builder::BasicViewingSituation<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.content_title.cell());
         out.push(row.situation.cell());
         Ok(())
@@ -2961,7 +2983,9 @@ impl<'a> crate::Report for builder::BasicByContentTitle<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_playback_count.cell());
         out.push(row.avg_played_percent.cell());
         out.push(row.avg_played_time.cell());
@@ -2997,7 +3021,9 @@ impl<'a> crate::Report for builder::BasicByContentTitleAndUser<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.content_category.cell());
         out.push(row.content_title.cell());
         out.push(row.content_type.cell());
@@ -3029,7 +3055,9 @@ impl<'a> crate::Report for builder::BasicByUser<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_playback_count.cell());
         out.push(row.avg_played_percent.cell());
         out.push(row.avg_played_time.cell());
@@ -3061,9 +3089,11 @@ impl<'a> crate::Report for builder::CloudActiveUsers<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.count.cell());
-        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref())?);
+        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref(), zone)?);
         Ok(())
     }
 }
@@ -3084,7 +3114,9 @@ impl<'a> crate::Report for builder::CloudByBrowser<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_impressions.cell());
         out.push(row.avg_play_percent.cell());
         out.push(row.avg_play_time.cell());
@@ -3118,7 +3150,9 @@ impl<'a> crate::Report for builder::CloudByContentCategory<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_impressions.cell());
         out.push(row.avg_play_percent.cell());
         out.push(row.avg_play_time.cell());
@@ -3149,7 +3183,9 @@ impl<'a> crate::Report for builder::CloudQuery<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_impressions.cell());
         out.push(row.avg_play_percent.cell());
         out.push(row.avg_play_time.cell());
@@ -3160,9 +3196,11 @@ impl<'a> crate::Report for builder::CloudQuery<'a> {
         out.push(row.content_title.cell());
         out.push(row.country.cell());
         out.push(crate::schema::date("date", row.date.as_deref())?);
-        out.push(crate::schema::timestamp("date_hour", row.date_hour.as_deref())?);
-        out.push(crate::schema::timestamp("date_minute", row.date_minute.as_deref())?);
-        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref())?);
+        out.push(crate::schema::timestamp("date_hour", row.date_hour.as_deref(), zone)?);
+        out.push(
+            crate::schema::timestamp("date_minute", row.date_minute.as_deref(), zone)?,
+        );
+        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref(), zone)?);
         out.push(row.day.cell());
         out.push(row.hour.cell());
         out.push(row.hour_minute.cell());
@@ -3200,11 +3238,13 @@ impl<'a> crate::Report for builder::CloudByTimePeriod<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_impressions.cell());
         out.push(row.avg_play_percent.cell());
         out.push(row.avg_play_time.cell());
-        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref())?);
+        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref(), zone)?);
         out.push(row.impression_user_count.cell());
         out.push(row.play_requested_count.cell());
         out.push(row.play_started_count.cell());
@@ -3234,7 +3274,9 @@ impl<'a> crate::Report for builder::CloudEngagement<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.count.cell());
         out.push(row.playback_point.cell());
         out.push(row.rating.cell());
@@ -3258,13 +3300,15 @@ impl<'a> crate::Report for builder::CloudViewingHistory<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.browser_name.cell());
         out.push(row.content_category.cell());
         out.push(row.content_name.cell());
         out.push(row.content_title.cell());
         out.push(row.content_type.cell());
-        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref())?);
+        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref(), zone)?);
         out.push(row.engagement_bitmap.cell());
         out.push(row.os_name.cell());
         out.push(row.play_percent.cell());
@@ -3293,7 +3337,9 @@ impl<'a> crate::Report for builder::CloudByContentName<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_impressions.cell());
         out.push(row.avg_play_percent.cell());
         out.push(row.avg_play_time.cell());
@@ -3327,7 +3373,9 @@ impl<'a> crate::Report for builder::CloudByContentNameAndUser<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.content_category.cell());
         out.push(row.content_name.cell());
         out.push(row.content_type.cell());
@@ -3358,7 +3406,9 @@ impl<'a> crate::Report for builder::CloudByOs<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_impressions.cell());
         out.push(row.avg_play_percent.cell());
         out.push(row.avg_play_time.cell());
@@ -3395,7 +3445,9 @@ impl<'a> crate::Report for builder::CloudReaction<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.button_id.cell());
         out.push(row.segment.cell());
         Ok(())
@@ -3418,7 +3470,9 @@ impl<'a> crate::Report for builder::CloudByRegion<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_impressions.cell());
         out.push(row.avg_play_percent.cell());
         out.push(row.avg_play_time.cell());
@@ -3451,7 +3505,9 @@ impl<'a> crate::Report for builder::CloudBySite<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_impressions.cell());
         out.push(row.avg_play_percent.cell());
         out.push(row.avg_play_time.cell());
@@ -3487,7 +3543,9 @@ impl<'a> crate::Report for builder::CloudViewingSituation<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.bitrate.cell());
         out.push(row.cast.cell());
         out.push(row.is_background.cell());
@@ -3515,7 +3573,9 @@ impl<'a> crate::Report for builder::CloudByContentTitle<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_impressions.cell());
         out.push(row.avg_play_percent.cell());
         out.push(row.avg_play_time.cell());
@@ -3549,7 +3609,9 @@ impl<'a> crate::Report for builder::CloudByContentTitleAndUser<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.content_category.cell());
         out.push(row.content_title.cell());
         out.push(row.content_type.cell());
@@ -3580,11 +3642,13 @@ impl<'a> crate::Report for builder::CloudUserCountsLegacy<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.content_name.cell());
         out.push(row.content_title.cell());
         out.push(row.count.cell());
-        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref())?);
+        out.push(crate::schema::timestamp("date_time", row.date_time.as_deref(), zone)?);
         Ok(())
     }
 }
@@ -3605,7 +3669,9 @@ impl<'a> crate::Report for builder::CloudByUser<'a> {
     fn values<'r>(
         row: &'r crate::Row<Self>,
         out: &mut Vec<crate::Value<'r>>,
+        zone: chrono::FixedOffset,
     ) -> Result<(), crate::schema::TimeValueError> {
+        let _ = zone;
         out.push(row.ad_impressions.cell());
         out.push(row.avg_play_percent.cell());
         out.push(row.avg_play_time.cell());

@@ -35,8 +35,8 @@ pub struct Manifest {
     pub final_by: &'static str,
     /// Days a day's figures may change after it ends, where judged by age.
     pub settle_days: u32,
-    /// The zone of every time in the files and of the day folders.
-    pub time_zone: &'static str,
+    /// The zone of every time in the files and of the day folders (`+09:00`).
+    pub time_zone: String,
     /// Every partition committed, in order.
     pub partitions: Vec<ManifestPartition>,
     /// The columns of every file, in order.
@@ -83,18 +83,32 @@ pub struct ManifestColumn {
     pub description: &'static str,
 }
 
+/// What a manifest is made of: an export of `info` (an operation on `path`)
+/// over `period`, sent with `parameters`, whose committed partitions are `partitions`.
+pub(crate) struct Described<'a> {
+    pub(crate) info: &'a ReportInfo,
+    pub(crate) path: &'a str,
+    pub(crate) period: Period,
+    pub(crate) parameters: Map<String, Value>,
+    pub(crate) settle_days: u32,
+    pub(crate) time_zone: chrono::FixedOffset,
+    pub(crate) columns: &'a [Column],
+    pub(crate) partitions: Vec<ManifestPartition>,
+}
+
 impl Manifest {
-    /// The manifest of an export of `info` (an operation on `path`) over
-    /// `period`, sent with `parameters`, whose committed partitions are `partitions`.
-    pub(crate) fn new(
-        info: &ReportInfo,
-        path: &str,
-        period: Period,
-        parameters: Map<String, Value>,
-        settle_days: u32,
-        columns: &[Column],
-        partitions: Vec<ManifestPartition>,
-    ) -> Self {
+    /// The manifest of what `described` says.
+    pub(crate) fn new(described: Described<'_>) -> Self {
+        let Described {
+            info,
+            path,
+            period,
+            parameters,
+            settle_days,
+            time_zone,
+            columns,
+            partitions,
+        } = described;
         Self {
             format: MANIFEST_FORMAT,
             report: info.name,
@@ -113,7 +127,7 @@ impl Manifest {
                 FinalBy::Age => "age",
             },
             settle_days,
-            time_zone: "+09:00",
+            time_zone: time_zone.to_string(),
             partitions,
             columns: columns
                 .iter()

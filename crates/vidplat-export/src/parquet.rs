@@ -26,13 +26,18 @@ pub(crate) struct ParquetEncoder {
 }
 
 impl ParquetEncoder {
-    pub(crate) fn new(file: File, columns: &[Column], rows_per_group: usize) -> Result<Self, SinkError> {
+    pub(crate) fn new(
+        file: File,
+        columns: &[Column],
+        rows_per_group: usize,
+        zone: chrono::FixedOffset,
+    ) -> Result<Self, SinkError> {
         // The writer gets the rows in small batches and cuts the row groups
         // itself: it encodes each batch as it comes, so the work is spread
         // over the rows instead of a burst at every group's end, during which
         // the SDK's row stream (a few hundred rows of slack) would stall the
         // download. No dictionary carries over: the writer re-encodes each batch.
-        let batcher = Batcher::new(columns, rows_per_group.clamp(1, BATCH_ROWS), false);
+        let batcher = Batcher::new(columns, rows_per_group.clamp(1, BATCH_ROWS), false, zone);
         let mut properties = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
             .set_max_row_group_size(rows_per_group.max(1))

@@ -93,5 +93,10 @@ pub trait Report:
     fn at_page(self, position: PagePosition) -> Result<Self, PagePosition>;
 
     /// A row's values, in the order of [`ReportInfo::columns`].
-    fn values<'r>(row: &'r Row<Self>, out: &mut Vec<Value<'r>>) -> Result<(), TimeValueError>;
+    /// Time members are read as times of `zone` (the zone of returned times).
+    fn values<'r>(
+        row: &'r Row<Self>,
+        out: &mut Vec<Value<'r>>,
+        zone: chrono::FixedOffset,
+    ) -> Result<(), TimeValueError>;
 }

@@ -49,6 +49,13 @@ pub trait RowSink {
         columns: &[Column],
     ) -> Result<Self::Partition, SinkError>;
 
+    /// Takes the zone of the run's timestamps before any partition opens
+    /// (see [`crate::Export::time_zone`]): [`Files`] gives it to the Arrow and
+    /// Parquet timestamp columns; by default it is dropped.
+    fn time_zone(&mut self, zone: chrono::FixedOffset) {
+        let _ = zone;
+    }
+
     /// Takes the export's description at the end of every run (finished or
     /// paused): [`Files`] writes it as `_manifest.json`; by default it is
     /// dropped.
@@ -111,6 +118,7 @@ pub struct Files {
     dir: PathBuf,
     format: Format,
     rows_per_group: usize,
+    time_zone: chrono::FixedOffset,
 }
 
 impl Files {
@@ -120,6 +128,7 @@ impl Files {
             dir: dir.into(),
             format,
             rows_per_group: DEFAULT_ROWS_PER_GROUP,
+            time_zone: vidplat_core::japan_offset(),
         }
     }
 
@@ -167,15 +176,29 @@ impl RowSink for Files {
             Format::Csv => Box::new(CsvEncoder::new(file, columns)?),
             Format::Ndjson => Box::new(NdjsonEncoder::new(file, columns)),
             #[cfg(feature = "arrow")]
-            Format::Arrow => Box::new(crate::arrow::IpcEncoder::new(file, columns, self.rows_per_group)?),
+            Format::Arrow => Box::new(crate::arrow::IpcEncoder::new(
+                file,
+                columns,
+                self.rows_per_group,
+                self.time_zone,
+            )?),
             #[cfg(feature = "parquet")]
-            Format::Parquet => Box::new(crate::parquet::ParquetEncoder::new(file, columns, self.rows_per_group)?),
+            Format::Parquet => Box::new(crate::parquet::ParquetEncoder::new(
+                file,
+                columns,
+                self.rows_per_group,
+                self.time_zone,
+            )?),
         };
         Ok(FilePartition {
             writer: Some(writer),
             temporary,
             path,
         })
+    }
+
+    fn time_zone(&mut self, zone: chrono::FixedOffset) {
+        self.time_zone = zone;
     }
 
     fn describe(&mut self, manifest: &Manifest) -> Result<(), SinkError> {

@@ -169,7 +169,8 @@ pub fn render(spec: &Value, operations: &[Operation], file: &syn::File) -> Resul
                 const INFO: &'static crate::ReportInfo = &#constant;
                 fn page_rows(self, rows: u64) -> Self { #page_rows }
                 #paging
-                fn values<'r>(row: &'r crate::Row<Self>, out: &mut Vec<crate::Value<'r>>) -> Result<(), crate::schema::TimeValueError> {
+                fn values<'r>(row: &'r crate::Row<Self>, out: &mut Vec<crate::Value<'r>>, zone: chrono::FixedOffset) -> Result<(), crate::schema::TimeValueError> {
+                    let _ = zone;
                     #(#values)*
                     Ok(())
                 }
@@ -269,7 +270,7 @@ fn column(
         return Ok(match time {
             "timestamp" => (
                 format_ident!("Timestamp"),
-                quote!(out.push(crate::schema::timestamp(#member, #borrowed)?);),
+                quote!(out.push(crate::schema::timestamp(#member, #borrowed, zone)?);),
             ),
             "date" => (
                 format_ident!("Date"),

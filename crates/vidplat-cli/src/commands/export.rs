@@ -26,7 +26,8 @@ pub fn define(command: Command) -> Command {
              whose rows each belong to a day (asked for --chunk-days at a time; a chunk answered 408 is halved, \
              down to one day), out/period=FIRST_LAST/part-000.EXT for the others (their rows total the period, \
              so it is asked for in one call), and out/_manifest.json describing them (report, parameters, \
-             period, each partition's rows and finality, the columns, the zone of their times). Each report \
+             period, each partition's rows and finality, the columns, the zone of their times: --time-zone, \
+             Japan time unless set, as the documents do not show it). Each report \
              takes its own parameters by the flags of its own command (--granularity, --filters, …), kept in \
              the state: a rerun with other parameters is refused. Files are renamed into place when complete \
              and the state file records them, so a rerun after a crash or a pause fetches only what is \
@@ -96,6 +97,18 @@ fn report_command(info: &ReportInfo) -> Option<Command> {
                     FinalBy::Golden => "Days a day's figures may change after it ends, where an answer does not say whether they are final (assumed) [default: 2]",
                     FinalBy::Age => "Days a day's figures may change after it ends: younger days are kept as provisional and fetched again by the next run (assumed: the documents do not say) [default: 2]",
                 }),
+        )
+        .arg(
+            Arg::new("time-zone")
+                .long("time-zone")
+                .value_name("OFFSET")
+                .allow_hyphen_values(true)
+                .value_parser(|s: &str| s.parse::<chrono::FixedOffset>().map_err(|e| e.to_string()))
+                .help(
+                    "The zone of the times the service returns, +HH:MM or -HH:MM: times are read and written \
+                     in it and rows filed under its days (not shown by the documents; Japan time assumed) \
+                     [default: +09:00]",
+                ),
         )
         .arg(
             Arg::new("reserve-month")
@@ -171,6 +184,7 @@ struct Options {
     state: PathBuf,
     lookback: u32,
     settle_days: Option<u32>,
+    time_zone: Option<chrono::FixedOffset>,
     reserve: u64,
     chunk_days: Option<u32>,
     page_rows: Option<u64>,
@@ -203,6 +217,7 @@ impl Options {
             state,
             lookback: matches.get_one::<u32>("lookback").copied().unwrap_or(0),
             settle_days: matches.get_one::<u32>("settle-days").copied(),
+            time_zone: matches.get_one::<chrono::FixedOffset>("time-zone").copied(),
             reserve: matches.get_one::<u64>("reserve-month").copied().unwrap_or(0),
             chunk_days: matches.get_one::<u32>("chunk-days").copied(),
             page_rows: matches.get_one::<u64>("page-rows").copied(),
@@ -220,6 +235,9 @@ impl Options {
             .state_file(&self.state);
         if let Some(days) = self.settle_days {
             export = export.settle_days(days);
+        }
+        if let Some(zone) = self.time_zone {
+            export = export.time_zone(zone);
         }
         if let Some(days) = self.chunk_days {
             export = export.chunk_days(days);
