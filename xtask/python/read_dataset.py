@@ -37,29 +37,9 @@ except ImportError as missing:
     print(f"read_dataset.py: {missing}", file=sys.stderr)
     sys.exit(3)
 
-# The manifest's column kinds as each reader's types: the exporter's Arrow
-# schema for pyarrow (open enums as plain strings, JSON as its text).
-PYARROW_TYPES = {
-    "text": pa.string(),
-    "open enum": pa.string(),
-    "integer": pa.int64(),
-    "float": pa.float64(),
-    "boolean": pa.bool_(),
-    "timestamp (+09:00)": pa.timestamp("ms", tz="+09:00"),
-    "date": pa.date32(),
-    "json": pa.string(),
-}
-
-DUCKDB_TYPES = {
-    "text": "VARCHAR",
-    "open enum": "VARCHAR",
-    "integer": "BIGINT",
-    "float": "DOUBLE",
-    "boolean": "BOOLEAN",
-    "timestamp (+09:00)": "TIMESTAMPTZ",
-    "date": "DATE",
-    "json": "VARCHAR",
-}
+# The manifest's column kinds as each reader's types: the same as read_export.py's
+# (beside this file), which reads one file at a time.
+from read_export import DUCKDB_TYPES, PYARROW_TYPES  # noqa: E402
 
 EXTENSIONS = {"csv": "csv", "ndjson": "ndjson", "arrow": "arrow", "parquet": "parquet"}
 

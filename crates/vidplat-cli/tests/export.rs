@@ -67,6 +67,23 @@ fn eight_days() -> (String, String) {
     ((last - chrono::Days::new(7)).to_string(), last.to_string())
 }
 
+/// `analytics export REPORT` over `from..=to` into `out`, the summary as JSON.
+fn exporting<'a>(report: &'a str, from: &'a str, to: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "analytics",
+        "export",
+        report,
+        "--from",
+        from,
+        "--to",
+        to,
+        "--out",
+        out,
+        "-o",
+        "json",
+    ]
+}
+
 fn export_args<'a>(from: &'a str, to: &'a str, out: &'a str) -> Vec<&'a str> {
     vec![
         "analytics",
@@ -325,20 +342,10 @@ async fn basic_days_not_final_are_fetched_again_until_the_service_says_golden_an
     let dir = tempfile::tempdir().expect("a directory");
     let out = dir.path().to_string_lossy().into_owned();
     let args = [
-        "analytics",
-        "export",
-        "basic-by-time-period",
-        "--granularity",
-        "daily",
-        "--from",
-        &from,
-        "--to",
-        &to,
-        "--out",
-        &out,
-        "-o",
-        "json",
-    ];
+        exporting("basic-by-time-period", &from, &to, &out),
+        vec!["--granularity", "daily"],
+    ]
+    .concat();
     let first = run(&settling, &args).await;
     assert_eq!(first.code, 0, "{first:?}");
     let summary = json_of(&first);
@@ -431,7 +438,8 @@ async fn basic_days_not_final_are_fetched_again_until_the_service_says_golden_an
 
     // Other parameters are refused before any call, not mixed into the directory.
     let mut other = args.to_vec();
-    other[4] = "hourly";
+    let granularity = other.iter().position(|a| *a == "daily").expect("the granularity");
+    other[granularity] = "hourly";
     let refused = run(&settled, &other).await;
     assert_eq!(refused.code, 2, "{refused:?}");
     assert!(refused.stderr.contains("records the parameters"), "{}", refused.stderr);
@@ -444,19 +452,7 @@ async fn cloud_days_younger_than_the_settling_days_stay_provisional() {
     let (from, to) = days_ago(4, 1);
     let dir = tempfile::tempdir().expect("a directory");
     let out = dir.path().to_string_lossy().into_owned();
-    let args = [
-        "analytics",
-        "export",
-        "cloud-viewing-history",
-        "--from",
-        &from,
-        "--to",
-        &to,
-        "--out",
-        &out,
-        "-o",
-        "json",
-    ];
+    let args = exporting("cloud-viewing-history", &from, &to, &out);
     let first = json_of(&run(&sim, &args).await);
     // The cloud answers do not say: a day is final once 2 days have passed since it ended.
     assert_eq!(
@@ -496,21 +492,10 @@ async fn a_granularity_coarser_than_a_day_asks_for_the_whole_period_at_once() {
         let sim = &sim;
         async move {
             let args = [
-                "analytics",
-                "export",
-                "cloud-by-time-period",
-                "--granularity",
-                granularity,
-                "--from",
-                &from,
-                "--to",
-                &to,
-                "--out",
-                &out,
-                "--dry-run",
-                "-o",
-                "json",
-            ];
+                exporting("cloud-by-time-period", &from, &to, &out),
+                vec!["--granularity", granularity, "--dry-run"],
+            ]
+            .concat();
             json_of(&run(sim, &args).await)
         }
     };
@@ -534,18 +519,10 @@ async fn a_parameter_out_of_its_bounds_is_refused_as_the_report_s_own_command_re
     let dir = tempfile::tempdir().expect("a directory");
     let out = dir.path().to_string_lossy().into_owned();
     let args = [
-        "analytics",
-        "export",
-        "cloud-viewing-history",
-        "--engagement-bitmap-granularity",
-        "500",
-        "--from",
-        &from,
-        "--to",
-        &to,
-        "--out",
-        &out,
-    ];
+        exporting("cloud-viewing-history", &from, &to, &out),
+        vec!["--engagement-bitmap-granularity", "500"],
+    ]
+    .concat();
     let refused = run(&sim, &args).await;
     assert_eq!(refused.code, 2, "{refused:?}");
     assert!(
@@ -593,20 +570,10 @@ async fn pyarrow_and_duckdb_read_the_output_directory_as_one_dataset_with_the_ma
         let dir = tempfile::tempdir().expect("a directory");
         let out = dir.path().to_string_lossy().into_owned();
         let args = [
-            "analytics",
-            "export",
-            "cloud-viewing-history",
-            "--from",
-            &from,
-            "--to",
-            &to,
-            "--format",
-            format,
-            "--out",
-            &out,
-            "-o",
-            "json",
-        ];
+            exporting("cloud-viewing-history", &from, &to, &out),
+            vec!["--format", format],
+        ]
+        .concat();
         let ran = run(&sim, &args).await;
         assert_eq!(ran.code, 0, "{ran:?}");
         let read = std::process::Command::new(&python)
@@ -663,19 +630,7 @@ async fn a_hundred_thousand_rows_take_a_few_calls_and_still_complete_where_wide_
             .await;
             let dir = tempfile::tempdir().expect("a directory");
             let out = dir.path().to_string_lossy().into_owned();
-            let args = [
-                "analytics",
-                "export",
-                report,
-                "--from",
-                &from,
-                "--to",
-                &to,
-                "--out",
-                &out,
-                "-o",
-                "json",
-            ];
+            let args = exporting(report, &from, &to, &out);
             let ran = run(&sim, &args).await;
             assert_eq!(ran.code, 0, "{ran:?}");
             let summary = json_of(&ran);
@@ -746,23 +701,11 @@ async fn three_processes_split_one_export_through_the_profile_s_redis_each_day_a
     let dir = tempfile::tempdir().expect("a directory");
     let out = dir.path().to_string_lossy().into_owned();
     let args = [
-        "--profile",
-        "shared",
-        "analytics",
-        "export",
-        "cloud-viewing-history",
-        "--from",
-        &from,
-        "--to",
-        &to,
-        "--chunk-days",
-        "1",
-        "--out",
-        &out,
-        "--shared-state",
-        "-o",
-        "json",
-    ];
+        vec!["--profile", "shared"],
+        exporting("cloud-viewing-history", &from, &to, &out),
+        vec!["--chunk-days", "1", "--shared-state"],
+    ]
+    .concat();
     let worker = || {
         let mut worker = command(&sim, &args);
         worker.env("VIDPLAT_CONFIG_DIR", &config_dir);
@@ -821,21 +764,11 @@ async fn time_zone_reads_returned_times_in_the_service_s_zone() {
         async move {
             let dir = tempfile::tempdir().expect("a directory");
             let out = dir.path().to_string_lossy().into_owned();
-            let mut args = vec![
-                "analytics",
-                "export",
-                "cloud-viewing-history",
-                "--from",
-                &from,
-                "--to",
-                &to,
-                "--out",
-                &out,
-                "--fetched-at",
-                "2026-11-25T10:00:00+09:00",
-                "-o",
-                "json",
-            ];
+            let mut args = [
+                exporting("cloud-viewing-history", &from, &to, &out),
+                vec!["--fetched-at", "2026-11-25T10:00:00+09:00"],
+            ]
+            .concat();
             if let Some(zone) = zone {
                 args.extend(["--time-zone", zone]);
             }
