@@ -614,13 +614,7 @@ impl<R: Report> Export<R> {
         if self.shared.is_none() {
             return Ok(None);
         }
-        let parameters = serde_json::Value::Object(self.parameters()?);
-        let job = format!(
-            "export:{}:{}:{}:{parameters}",
-            R::INFO.name,
-            self.period.first(),
-            self.period.last()
-        );
+        let job = shared_job_name(R::INFO.name, self.period, &self.parameters()?);
         Ok(self
             .shared
             .as_ref()
@@ -1067,6 +1061,20 @@ impl<R: Report> Export<R> {
     }
 }
 
+/// The shared job of an export of `report` over `period` with `parameters`.
+/// The parameters go in hexadecimal: a job's name keeps only letters, digits
+/// and a few marks (others become `_`), and two sets of parameters must never
+/// meet in one job.
+#[cfg(any(feature = "redis", test))]
+fn shared_job_name(report: &str, period: Period, parameters: &serde_json::Map<String, serde_json::Value>) -> String {
+    let parameters: String = serde_json::Value::Object(parameters.clone())
+        .to_string()
+        .bytes()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    format!("export:{report}:{}:{}:{parameters}", period.first(), period.last())
+}
+
 /// One chunk to read, as [`Export::fetch`] takes it.
 struct Fetching<'a> {
     info: &'a crate::ReportInfo,
@@ -1120,4 +1128,25 @@ fn next_month_in_japan(now: DateTime<FixedOffset>) -> DateTime<FixedOffset> {
         .and_then(|day| day.and_hms_opt(0, 0, 0))
         .and_then(|start| vidplat_core::japan_offset().from_local_datetime(&start).single())
         .unwrap_or(now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_that_differ_name_different_shared_jobs() {
+        let day = NaiveDate::from_ymd_opt(2026, 10, 1).unwrap();
+        let period = Period::days(day, day).unwrap();
+        let with = |filters: &str| {
+            let parameters = serde_json::json!({ "filters": filters });
+            shared_job_name("r", period, parameters.as_object().unwrap())
+        };
+        let (spaced, underscored) = (with("a b"), with("a_b"));
+        assert_ne!(spaced, underscored);
+        for name in [spaced, underscored] {
+            let parameters = name.rsplit(':').next().unwrap();
+            assert!(parameters.chars().all(|c| c.is_ascii_hexdigit()), "{name}");
+        }
+    }
 }

@@ -859,8 +859,8 @@ async fn a_shared_plan_naming_a_day_twice_is_refused_before_any_call() {
     let repeated = format!("{first} {last}\n").repeat(2_700);
     let work = vidplat_redis::SharedWork::new(
         store(&redis, "plan", Duration::from_secs(5)),
-        // The job is named by the report, the period and the parameters (none here).
-        &format!("export:cloud_viewing_history:{first}:{last}:{{}}"),
+        // The job is named by the report, the period and the parameters (none here: `{}`, in hexadecimal).
+        &format!("export:cloud_viewing_history:{first}:{last}:7b7d"),
     );
     assert_eq!(work.agree_plan(&repeated).await.unwrap().text, repeated);
     let out = tempfile_dir("repeated-plan");
