@@ -52,19 +52,34 @@ pub(crate) fn bulk_registered_id_cases(list: &[Body]) -> Result<()> {
 /// Whether the Go step runs: `Ok(None)` when it does, `Ok(Some(why))` when it is
 /// skipped (a tool is missing), an error when a tool is missing under `require`.
 fn skipped(on_path: impl Fn(&str) -> bool, require: bool) -> Result<Option<String>> {
-    let missing: Vec<&str> = ["go", "java"].into_iter().filter(|tool| !on_path(tool)).collect();
+    skipped_without("go clients", &["go", "java"], on_path, require)
+}
+
+/// Whether the lint step `step` runs without `tools` (see [`skipped`]).
+pub(crate) fn skipped_without(
+    step: &str,
+    tools: &[&str],
+    on_path: impl Fn(&str) -> bool,
+    require: bool,
+) -> Result<Option<String>> {
+    let missing: Vec<&str> = tools.iter().copied().filter(|tool| !on_path(tool)).collect();
     if missing.is_empty() {
         return Ok(None);
     }
     let why = format!("{} not on PATH", missing.join(" and "));
     if require {
-        bail!("go clients: {why}, and VIDPLAT_REQUIRE_GO=1 requires the Go step");
+        bail!("{step}: {why}, and VIDPLAT_REQUIRE_GO=1 requires it");
     }
     Ok(Some(why))
 }
 
-fn on_path(tool: &str) -> bool {
-    let arg = if tool == "java" { "-version" } else { "version" };
+/// Whether `tool` runs (asked for its version).
+pub(crate) fn on_path(tool: &str) -> bool {
+    let arg = match tool {
+        "java" => "-version",
+        "go" => "version",
+        _ => "--version",
+    };
     Command::new(tool)
         .arg(arg)
         .output()

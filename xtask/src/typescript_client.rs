@@ -50,17 +50,9 @@ console.log(checked);
 pub fn run(generator: &Path, tsc: &Path, out: &Path, bodies: &Path) -> Result<()> {
     let started = Instant::now();
     let require = std::env::var("VIDPLAT_REQUIRE_GO").as_deref() == Ok("1");
-    let missing: Vec<&str> = [("java", "-version"), ("node", "--version")]
-        .into_iter()
-        .filter(|(tool, arg)| !Command::new(tool).arg(arg).output().is_ok_and(|o| o.status.success()))
-        .map(|(tool, _)| tool)
-        .collect();
-    if !missing.is_empty() {
-        let why = format!("{} not on PATH", missing.join(" and "));
-        if require {
-            bail!("typescript-fetch client: {why}, and VIDPLAT_REQUIRE_GO=1 requires it");
-        }
-        println!("typescript-fetch client: skipped: {why} (VIDPLAT_REQUIRE_GO=1 makes this an error)");
+    let step = "typescript-fetch client";
+    if let Some(why) = crate::go_client::skipped_without(step, &["java", "node"], crate::go_client::on_path, require)? {
+        println!("{step}: skipped: {why} (VIDPLAT_REQUIRE_GO=1 makes this an error)");
         return Ok(());
     }
     let file = bodies.join("vms-bodies.json");

@@ -528,28 +528,27 @@ impl<R: Report> Export<R> {
 
     /// The state earlier runs left, its parameters checked against this
     /// run's (a state recording others is refused).
-    async fn load_state(&self) -> Result<ExportState, ExportError> {
-        let parameters = self.parameters()?;
+    async fn load_state(&self, parameters: &Parameters) -> Result<ExportState, ExportError> {
         #[cfg(feature = "redis")]
-        if let Some(work) = self.shared_work()? {
+        if let Some(work) = self.shared_work(parameters) {
             let records = work.records().await.map_err(StateError::Shared)?;
             let mut state = ExportState::from_records(R::INFO.name, records);
             // The shared job is named by the parameters: they always agree.
-            state.check_parameters(std::path::Path::new("redis"), &parameters)?;
+            state.check_parameters(std::path::Path::new("redis"), parameters)?;
             return Ok(state);
         }
         let (mut state, path) = match &self.state {
             Some(path) => (ExportState::load(path, R::INFO.name)?, path.clone()),
             None => (ExportState::new(R::INFO.name), PathBuf::new()),
         };
-        state.check_parameters(&path, &parameters)?;
+        state.check_parameters(&path, parameters)?;
         Ok(state)
     }
 
     /// The report's own parameters (filters, granularity, sort, …): every
     /// query parameter of the request but the period and the page window,
     /// which the export sets itself.
-    pub fn parameters(&self) -> Result<serde_json::Map<String, serde_json::Value>, ExportError> {
+    pub fn parameters(&self) -> Result<Parameters, ExportError> {
         let prepared = self
             .report
             .clone()
@@ -572,7 +571,7 @@ impl<R: Report> Export<R> {
     /// them: the caller's, else what an earlier run learnt, else the
     /// report's documented maximum, else (rank windows) [`FIRST_WINDOW`].
     fn first_page_rows(&self, state: &ExportState) -> (Option<u64>, bool) {
-        let windowed = R::INFO.set_by_export.contains(&"end_with");
+        let windowed = R::META.paging == Some(vidplat_core::PagingStyle::RankWindows);
         match (self.page_rows, R::INFO.default_page_rows) {
             (Some(rows), _) => (Some(rows), false),
             (None, Some(rows)) => (Some(rows), false),
@@ -584,13 +583,12 @@ impl<R: Report> Export<R> {
     /// What the exporter knows of the report, its split as the report's
     /// `granularity` makes it (a granularity coarser than a day: the whole
     /// period in one partition).
-    fn info(&self) -> Result<crate::ReportInfo, ExportError> {
-        let parameters = self.parameters()?;
+    fn info(parameters: &Parameters) -> crate::ReportInfo {
         let granularity = parameters.get("granularity").and_then(serde_json::Value::as_str);
-        Ok(crate::ReportInfo {
+        crate::ReportInfo {
             split: R::INFO.split_with(granularity),
             ..*R::INFO
-        })
+        }
     }
 
     /// The first day whose figures may still change by age, as of today in Japan.
@@ -610,15 +608,11 @@ impl<R: Report> Export<R> {
 
     /// The job in the shared store: one per report, period and parameters.
     #[cfg(feature = "redis")]
-    fn shared_work(&self) -> Result<Option<vidplat_redis::SharedWork>, ExportError> {
-        if self.shared.is_none() {
-            return Ok(None);
-        }
-        let job = shared_job_name(R::INFO.name, self.period, &self.parameters()?);
-        Ok(self
-            .shared
+    fn shared_work(&self, parameters: &Parameters) -> Option<vidplat_redis::SharedWork> {
+        let job = shared_job_name(R::INFO.name, self.period, parameters);
+        self.shared
             .as_ref()
-            .map(|store| vidplat_redis::SharedWork::new(store.clone(), &job)))
+            .map(|store| vidplat_redis::SharedWork::new(store.clone(), &job))
     }
 
     /// The plan every worker follows: this one's, or the one a worker stored first.
@@ -674,8 +668,9 @@ impl<R: Report> Export<R> {
     /// What [`Export::run`] would do, without a call (the month's count is
     /// read from the quota store when it is shared).
     pub async fn plan(&self) -> Result<Plan, ExportError> {
-        let state = self.load_state().await?;
-        let info = self.info()?;
+        let parameters = self.parameters()?;
+        let state = self.load_state(&parameters).await?;
+        let info = Self::info(&parameters);
         let (chunks, done) = plan::chunks(&info, self.period, self.chunk_days, self.refetch(), &state);
         let again = chunks
             .iter()
@@ -713,11 +708,12 @@ impl<R: Report> Export<R> {
     /// reserve, pauses the run ([`Summary::paused`]); a 408 halves the chunk,
     /// down to one day.
     pub async fn run<S: RowSink>(self, mut sink: S) -> Result<Summary, ExportError> {
-        let info = self.info()?;
-        let mut state = self.load_state().await?;
+        let parameters = self.parameters()?;
+        let info = Self::info(&parameters);
+        let mut state = self.load_state(&parameters).await?;
         let (chunks, skipped) = plan::chunks(&info, self.period, self.chunk_days, self.refetch(), &state);
         #[cfg(feature = "redis")]
-        let (shared, chunks) = match self.shared_work()? {
+        let (shared, chunks) = match self.shared_work(&parameters) {
             Some(work) => {
                 let shared = self.agree_on(&work, chunks).await?;
                 let chunks = shared.chunks.clone();
@@ -860,7 +856,7 @@ impl<R: Report> Export<R> {
         // replace another worker's with its own part.
         #[cfg(feature = "redis")]
         if shared.is_some() {
-            match self.load_state().await {
+            match self.load_state(&parameters).await {
                 Ok(everyone) => state = everyone,
                 Err(error) => {
                     tracing::warn!(target: "vidplat::export", %error, "no manifest written: the shared state cannot be read");
@@ -880,7 +876,6 @@ impl<R: Report> Export<R> {
             .collect();
         let manifest = crate::Manifest::new(crate::manifest::Described {
             info: &info,
-            path: R::META.path,
             period: self.period,
             parameters: state.parameters().cloned().unwrap_or_default(),
             settle_days: self.settle_days,
@@ -1061,12 +1056,15 @@ impl<R: Report> Export<R> {
     }
 }
 
+/// A report's parameters by name, as sent (see [`Export::parameters`]).
+type Parameters = serde_json::Map<String, serde_json::Value>;
+
 /// The shared job of an export of `report` over `period` with `parameters`.
 /// The parameters go in hexadecimal: a job's name keeps only letters, digits
 /// and a few marks (others become `_`), and two sets of parameters must never
 /// meet in one job.
 #[cfg(any(feature = "redis", test))]
-fn shared_job_name(report: &str, period: Period, parameters: &serde_json::Map<String, serde_json::Value>) -> String {
+fn shared_job_name(report: &str, period: Period, parameters: &Parameters) -> String {
     let parameters: String = serde_json::Value::Object(parameters.clone())
         .to_string()
         .bytes()

@@ -40,6 +40,7 @@ pub static REPORTS: &[&crate::ReportInfo] = &[
 ];
 const BASIC_BY_CONTENT_CATEGORY: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_content_category",
+    edition: "basic",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (show_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -129,6 +130,7 @@ const BASIC_BY_CONTENT_CATEGORY: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_QUERY: crate::ReportInfo = crate::ReportInfo {
     name: "basic_query",
+    edition: "basic",
     split: crate::Split::WholePeriod,
     reason: "A row carries a date only when the requested dimensions include one, and how dimensions are written is not shown; the rows may be totals over the whole period, which do not add up across parts of it, so the period is asked for in one call.",
     columns: &[
@@ -320,6 +322,7 @@ const BASIC_QUERY: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_BY_TIME_PERIOD: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_time_period",
+    edition: "basic",
     split: crate::Split::ByDay {
         day: "date_time",
     },
@@ -411,6 +414,7 @@ const BASIC_BY_TIME_PERIOD: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_AUDIENCE_RATING: crate::ReportInfo = crate::ReportInfo {
     name: "basic_audience_rating",
+    edition: "basic",
     split: crate::Split::WholePeriod,
     reason: "Each row is the audience rating of one content title per playback position over the whole period; a row carries no day to be filed under, and its ratings do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -434,6 +438,7 @@ const BASIC_AUDIENCE_RATING: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_REACTION: crate::ReportInfo = crate::ReportInfo {
     name: "basic_reaction",
+    edition: "basic",
     split: crate::Split::WholePeriod,
     reason: "Each row is the reactions of one content title per button and position over the whole period; a row carries no day to be filed under, so the period is asked for in one call.",
     columns: &[
@@ -457,6 +462,7 @@ const BASIC_REACTION: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_BY_ENVIRONMENT: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_environment",
+    edition: "basic",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (show_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -564,6 +570,7 @@ const BASIC_BY_ENVIRONMENT: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_VIEWING_HISTORY: crate::ReportInfo = crate::ReportInfo {
     name: "basic_viewing_history",
+    edition: "basic",
     split: crate::Split::ByDay {
         day: "date_time",
     },
@@ -667,6 +674,7 @@ const BASIC_VIEWING_HISTORY: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_BY_OS: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_os",
+    edition: "basic",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (show_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -774,6 +782,7 @@ const BASIC_BY_OS: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_BY_REGION: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_region",
+    edition: "basic",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (show_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -875,6 +884,7 @@ const BASIC_BY_REGION: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_BY_SITE: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_site",
+    edition: "basic",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (show_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -976,6 +986,7 @@ const BASIC_BY_SITE: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_VIEWING_SITUATION: crate::ReportInfo = crate::ReportInfo {
     name: "basic_viewing_situation",
+    edition: "basic",
     split: crate::Split::WholePeriod,
     reason: "Each row is the viewing situations of one content title per playback position over the whole period; a row carries no day to be filed under, and its ratings do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -999,6 +1010,7 @@ const BASIC_VIEWING_SITUATION: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_BY_CONTENT_TITLE: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_content_title",
+    edition: "basic",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (show_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -1100,6 +1112,7 @@ const BASIC_BY_CONTENT_TITLE: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_BY_CONTENT_TITLE_AND_USER: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_content_title_and_user",
+    edition: "basic",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for one user and content title, and its played_percent and played_flags (whose characters' meaning is not shown) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -1177,6 +1190,7 @@ const BASIC_BY_CONTENT_TITLE_AND_USER: crate::ReportInfo = crate::ReportInfo {
 };
 const BASIC_BY_USER: crate::ReportInfo = crate::ReportInfo {
     name: "basic_by_user",
+    edition: "basic",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for one user, and its averages (avg_played_percent, avg_played_time, avg_staytime) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -1254,6 +1268,7 @@ const BASIC_BY_USER: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_ACTIVE_USERS: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_active_users",
+    edition: "cloud",
     split: crate::Split::ByDay {
         day: "date_time",
     },
@@ -1279,6 +1294,7 @@ const CLOUD_ACTIVE_USERS: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_BY_BROWSER: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_browser",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -1368,6 +1384,7 @@ const CLOUD_BY_BROWSER: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_BY_CONTENT_CATEGORY: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_category",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -1439,6 +1456,7 @@ const CLOUD_BY_CONTENT_CATEGORY: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_QUERY: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_query",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "A row carries a date only when the requested dimensions include one, and how dimensions are written is not shown; the rows may be totals over the whole period, which do not add up across parts of it, so the period is asked for in one call.",
     columns: &[
@@ -1630,6 +1648,7 @@ const CLOUD_QUERY: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_BY_TIME_PERIOD: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_time_period",
+    edition: "cloud",
     split: crate::Split::ByDay {
         day: "date_time",
     },
@@ -1703,6 +1722,7 @@ const CLOUD_BY_TIME_PERIOD: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_ENGAGEMENT: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_engagement",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row is one playback position (playback_point) over the whole period; a row carries no day to be filed under, and its rating does not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -1732,6 +1752,7 @@ const CLOUD_ENGAGEMENT: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_VIEWING_HISTORY: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_viewing_history",
+    edition: "cloud",
     split: crate::Split::ByDay {
         day: "date_time",
     },
@@ -1829,6 +1850,7 @@ const CLOUD_VIEWING_HISTORY: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_BY_CONTENT_NAME: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_name",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -1918,6 +1940,7 @@ const CLOUD_BY_CONTENT_NAME: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_BY_CONTENT_NAME_AND_USER: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_name_and_user",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for one user and content name, and its play_percent and engagement_bitmap (whose elements' meaning is not shown) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -1989,6 +2012,7 @@ const CLOUD_BY_CONTENT_NAME_AND_USER: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_BY_OS: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_os",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -2078,6 +2102,7 @@ const CLOUD_BY_OS: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_REACTION: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_reaction",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row is one reaction button (button_id) with its counts per position over the whole period; a row carries no day to be filed under, so the period is asked for in one call.",
     columns: &[
@@ -2101,6 +2126,7 @@ const CLOUD_REACTION: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_BY_REGION: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_region",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -2184,6 +2210,7 @@ const CLOUD_BY_REGION: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_BY_SITE: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_site",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -2267,6 +2294,7 @@ const CLOUD_BY_SITE: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_VIEWING_SITUATION: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_viewing_situation",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row is one viewing situation (playback_rate, bitrate, subtitle, cast, screen_type, is_background) with its ratings per position over the whole period; a row carries no day to be filed under, and ratings do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -2320,6 +2348,7 @@ const CLOUD_VIEWING_SITUATION: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_BY_CONTENT_TITLE: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_title",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for its dimension, and its distinct-user counts (impression_user_count, user_count) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -2409,6 +2438,7 @@ const CLOUD_BY_CONTENT_TITLE: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_BY_CONTENT_TITLE_AND_USER: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_content_title_and_user",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for one user and content title, and its play_percent and engagement_bitmap (whose elements' meaning is not shown) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[
@@ -2480,6 +2510,7 @@ const CLOUD_BY_CONTENT_TITLE_AND_USER: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_USER_COUNTS_LEGACY: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_user_counts_legacy",
+    edition: "cloud",
     split: crate::Split::ByDay {
         day: "date_time",
     },
@@ -2517,6 +2548,7 @@ const CLOUD_USER_COUNTS_LEGACY: crate::ReportInfo = crate::ReportInfo {
 };
 const CLOUD_BY_USER: crate::ReportInfo = crate::ReportInfo {
     name: "cloud_by_user",
+    edition: "cloud",
     split: crate::Split::WholePeriod,
     reason: "Each row totals the whole period for one user, and its averages (avg_play_percent, avg_play_time) do not add up across parts of a period, so the period is asked for in one call.",
     columns: &[

@@ -83,11 +83,9 @@ pub struct ManifestColumn {
     pub description: &'static str,
 }
 
-/// What a manifest is made of: an export of `info` (an operation on `path`)
-/// over `period`, sent with `parameters`, whose committed partitions are `partitions`.
+/// What a manifest is made of: an export of `info` over `period`, sent with `parameters`, whose committed partitions are `partitions`.
 pub(crate) struct Described<'a> {
     pub(crate) info: &'a ReportInfo,
-    pub(crate) path: &'a str,
     pub(crate) period: Period,
     pub(crate) parameters: Map<String, Value>,
     pub(crate) settle_days: u32,
@@ -101,7 +99,6 @@ impl Manifest {
     pub(crate) fn new(described: Described<'_>) -> Self {
         let Described {
             info,
-            path,
             period,
             parameters,
             settle_days,
@@ -112,7 +109,7 @@ impl Manifest {
         Self {
             format: MANIFEST_FORMAT,
             report: info.name,
-            edition: if path.starts_with("/v1/") { "basic" } else { "cloud" },
+            edition: info.edition,
             parameters,
             period: ManifestPeriod {
                 first: period.first().to_string(),

@@ -188,6 +188,7 @@ mod tests {
 
     const BY_DAY: ReportInfo = ReportInfo {
         name: "by_day",
+        edition: "basic",
         split: Split::ByDay { day: "date_time" },
         reason: "",
         columns: &[] as &[Column],

@@ -26,6 +26,8 @@ pub enum Split {
 pub struct ReportInfo {
     /// The operation id (`cloud_viewing_history`).
     pub name: &'static str,
+    /// `basic` (`/v1`) or `cloud` (`/v2`): the YAML's `x-edition`.
+    pub edition: &'static str,
     /// How its period may be split.
     pub split: Split,
     /// Why (the YAML's `x-export.reason`).

@@ -31,54 +31,42 @@ pub struct ExportState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     window_rows: Option<u64>,
     /// Partition directory name (`date=2026-10-01`) → what was committed.
+    #[serde(deserialize_with = "recorded")]
     done: BTreeMap<String, Committed>,
 }
 
 /// One committed partition.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "CommittedForm", into = "CommittedRecord")]
 pub struct Committed {
     /// When it was fetched (RFC 3339).
     pub fetched_at: String,
     /// Its rows, when known (a version 1 state does not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u64>,
     /// Whether its figures are final: the service said so (`golden`), or
     /// the day is older than the settling days the export allows.
+    #[serde(rename = "final")]
     pub is_final: bool,
     /// Whether the service said every figure is unsampled (`unsampled`);
     /// `None` when its answers do not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unsampled: Option<bool>,
 }
 
-#[derive(Serialize, Deserialize)]
-struct CommittedRecord {
-    fetched_at: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    rows: Option<u64>,
-    #[serde(rename = "final")]
-    is_final: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    unsampled: Option<bool>,
-}
-
-/// A committed partition as a version 2 record, or a version 1 fetch time.
+/// A committed partition as this version records it, or as version 1 did
+/// (its fetch time alone: final, as that version treated every partition).
 #[derive(Deserialize)]
 #[serde(untagged)]
-enum CommittedForm {
-    Record(CommittedRecord),
+enum Recorded {
+    Committed(Committed),
     FetchedAt(String),
 }
 
-impl From<CommittedForm> for Committed {
-    fn from(form: CommittedForm) -> Self {
-        match form {
-            CommittedForm::Record(r) => Committed {
-                fetched_at: r.fetched_at,
-                rows: r.rows,
-                is_final: r.is_final,
-                unsampled: r.unsampled,
-            },
-            CommittedForm::FetchedAt(fetched_at) => Committed {
+impl From<Recorded> for Committed {
+    fn from(recorded: Recorded) -> Self {
+        match recorded {
+            Recorded::Committed(committed) => committed,
+            Recorded::FetchedAt(fetched_at) => Committed {
                 fetched_at,
                 rows: None,
                 is_final: true,
@@ -88,30 +76,23 @@ impl From<CommittedForm> for Committed {
     }
 }
 
-impl From<Committed> for CommittedRecord {
-    fn from(c: Committed) -> Self {
-        CommittedRecord {
-            fetched_at: c.fetched_at,
-            rows: c.rows,
-            is_final: c.is_final,
-            unsampled: c.unsampled,
-        }
-    }
-}
-
 impl Committed {
     /// The record as one string (a shared export's Redis keeps strings).
     pub(crate) fn to_text(&self) -> String {
-        serde_json::to_string(&CommittedRecord::from(self.clone())).unwrap_or_default()
+        serde_json::to_string(self).unwrap_or_default()
     }
 
     /// A record [`Self::to_text`] wrote, or a bare fetch time (an older worker's).
     #[cfg(feature = "redis")]
     pub(crate) fn from_text(text: &str) -> Self {
-        serde_json::from_str::<CommittedRecord>(text)
-            .map(|r| CommittedForm::Record(r).into())
-            .unwrap_or_else(|_| CommittedForm::FetchedAt(text.to_owned()).into())
+        serde_json::from_str::<Committed>(text).unwrap_or_else(|_| Recorded::FetchedAt(text.to_owned()).into())
     }
+}
+
+/// The `done` map of either version.
+fn recorded<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<BTreeMap<String, Committed>, D::Error> {
+    let recorded: BTreeMap<String, Recorded> = Deserialize::deserialize(deserializer)?;
+    Ok(recorded.into_iter().map(|(name, r)| (name, r.into())).collect())
 }
 
 /// A state file that cannot be used.

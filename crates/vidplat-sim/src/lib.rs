@@ -262,6 +262,20 @@ impl Default for SimConfig {
 }
 
 impl SimConfig {
+    /// The text of [`SimConfig::analytics_basic_max_window`] on a command
+    /// line: a positive width, or `none` for any width.
+    pub fn basic_max_window_from(text: &str) -> Result<Option<u64>, String> {
+        match text {
+            "none" => Ok(None),
+            _ => text
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n > 0)
+                .map(Some)
+                .ok_or_else(|| format!("`{text}` is neither a positive number nor `none`")),
+        }
+    }
+
     /// For tests: tasks move every 20 ms. Nothing else changes: the analytics
     /// latency stays, so the one-at-a-time limit still answers 429 to a
     /// second concurrent query.

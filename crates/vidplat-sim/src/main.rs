@@ -30,8 +30,9 @@ struct Args {
     #[arg(long, value_name = "DAYS", default_value_t = SimConfig::default().analytics_settle_days)]
     analytics_settle_days: u32,
     /// The widest basic rank window answered (end_with - start_with + 1; a wider one is 400), or "none" for any width (the maximum is not shown)
-    #[arg(long, value_name = "N|none", default_value = "10000", value_parser = window)]
-    analytics_basic_max_window: Window,
+    #[arg(long, value_name = "N|none", default_value = "10000", value_parser = SimConfig::basic_max_window_from)]
+    // Written in full so that clap takes `none` for a value, not for an absent flag.
+    analytics_basic_max_window: ::std::option::Option<u64>,
     /// Analytics calls allowed a month (the documented limit is 50,000)
     #[arg(long, value_name = "N", default_value_t = SimConfig::default().analytics_monthly)]
     analytics_per_month: u32,
@@ -53,22 +54,6 @@ struct Args {
     updates: Updates,
 }
 
-/// `--analytics-basic-max-window`: a width, or `none`.
-#[derive(Clone, Copy, Debug)]
-struct Window(Option<u64>);
-
-fn window(text: &str) -> Result<Window, String> {
-    match text {
-        "none" => Ok(Window(None)),
-        _ => text
-            .parse::<u64>()
-            .ok()
-            .filter(|n| *n > 0)
-            .map(|n| Window(Some(n)))
-            .ok_or_else(|| format!("`{text}` is neither a positive number nor `none`")),
-    }
-}
-
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let args = Args::parse();
@@ -84,7 +69,7 @@ async fn main() -> std::io::Result<()> {
         analytics_monthly: args.analytics_per_month,
         analytics_window: args.analytics_window.unwrap_or(defaults.analytics_window),
         analytics_settle_days: args.analytics_settle_days,
-        analytics_basic_max_window: args.analytics_basic_max_window.0,
+        analytics_basic_max_window: args.analytics_basic_max_window,
         time_zone: args.time_zone,
         updates: args.updates,
         seed: args.seed,

@@ -16,20 +16,6 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-/// The arguments an export sets on every request where the report has them:
-/// its period (`start_interval`/`end_interval` or `start`/`end`) and its page
-/// window (`start_with`/`end_with` or `offset`/`limit`).
-const EXPORT_SETS: [&str; 8] = [
-    "start_interval",
-    "end_interval",
-    "start",
-    "end",
-    "start_with",
-    "end_with",
-    "offset",
-    "limit",
-];
-
 /// The documented largest cloud page (`limit` 1..=50000).
 const CLOUD_MAX_LIMIT: u64 = 50_000;
 
@@ -138,8 +124,22 @@ pub fn render(spec: &Value, operations: &[Operation], file: &syn::File) -> Resul
             }
         };
         let id = &op.id;
-        // The arguments the exporter sets itself: the period pair and the page window.
-        let set_by_export: Vec<&str> = EXPORT_SETS.iter().copied().filter(|name| has(name)).collect();
+        // The arguments the exporter sets itself: the period pair and the page window (`x-paging`).
+        let set_by_export: Vec<&str> = crate::codegen::period::PERIOD_PAIRS
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|name| has(name))
+            .chain(
+                ["start", "end", "offset", "size"]
+                    .iter()
+                    .filter_map(|key| op.paging[key].as_str()),
+            )
+            .collect();
+        let edition = match yaml["x-edition"].as_str() {
+            Some(edition @ ("basic" | "cloud")) => edition,
+            other => bail!("{}: x-edition is {other:?}, not basic or cloud", op.id),
+        };
         let day_granularities: Vec<&str> = export["day_granularities"]
             .as_array()
             .map(|values| values.iter().filter_map(Value::as_str).collect())
@@ -155,6 +155,7 @@ pub fn render(spec: &Value, operations: &[Operation], file: &syn::File) -> Resul
         infos.push(quote! {
             const #constant: crate::ReportInfo = crate::ReportInfo {
                 name: #id,
+                edition: #edition,
                 split: #split,
                 reason: #reason,
                 columns: &[#(#columns),*],

@@ -10,6 +10,10 @@ use crate::codegen::syntax::is_named;
 use anyhow::{bail, Result};
 use quote::quote;
 
+/// The query parameter pairs that carry a report's period: the basic
+/// edition's days relative to today, the cloud edition's start and end.
+pub const PERIOD_PAIRS: [[&str; 2]; 2] = [["start_interval", "end_interval"], ["start", "end"]];
+
 pub fn period_methods(operations: &[Operation]) -> Result<Vec<syn::Item>> {
     let mut items = Vec::new();
     for op in operations {
@@ -19,12 +23,8 @@ pub fn period_methods(operations: &[Operation]) -> Result<Vec<syn::Item>> {
                 .iter()
                 .find(|p| p.name == name && matches!(p.location, Location::Query { .. }))
         };
-        let pair = [
-            query("start_interval"),
-            query("end_interval"),
-            query("start"),
-            query("end"),
-        ];
+        let [[start_interval, end_interval], [start, end]] = PERIOD_PAIRS;
+        let pair = [query(start_interval), query(end_interval), query(start), query(end)];
         let body = match pair {
             [None, None, None, None] => continue,
             [Some(start), Some(end), None, None] => {

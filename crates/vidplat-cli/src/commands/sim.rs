@@ -115,18 +115,9 @@ pub fn define(command: Command) -> Command {
                 ),
         )
         .arg(
-            Arg::new("analytics-basic-max-window")
+            max_window_parser(Arg::new("analytics-basic-max-window"))
                 .long("analytics-basic-max-window")
                 .value_name("N|none")
-                .value_parser(|text: &str| match text {
-                    "none" => Ok(None),
-                    _ => text
-                        .parse::<u64>()
-                        .ok()
-                        .filter(|n| *n > 0)
-                        .map(Some)
-                        .ok_or_else(|| format!("`{text}` is neither a positive number nor `none`")),
-                })
                 .help(
                     "The widest basic rank window answered (a wider one is 400), or none for any width \
                      (the maximum is not shown) [default: 10000]",
@@ -149,6 +140,14 @@ pub fn define(command: Command) -> Command {
                      reset them to what registration stores, or keep them [default: reset]",
                 ),
         )
+}
+
+/// The simulator's own reading of `--analytics-basic-max-window` (a binary
+/// without the simulator takes the text as it is, and then says it has none).
+fn max_window_parser(arg: Arg) -> Arg {
+    #[cfg(feature = "sim")]
+    let arg = arg.value_parser(vidplat_sim::SimConfig::basic_max_window_from);
+    arg
 }
 
 /// The flags passed on as they came when the simulator runs in a process of its own.
