@@ -355,6 +355,11 @@ async fn the_seed_the_update_reading_and_the_clock_are_reachable_from_outside_ru
     let wide = format!("{}&start_with=1&end_with=501", report(&root));
     let (status, _, body) = answer(&wide, Some(DEMO_API_KEY)).await;
     assert_eq!(status, 400, "{body}");
+    let (_sim, printed) = start(&["--analytics-basic-max-window", "none"]);
+    let root = assignments(&printed)[0].1.clone();
+    let widest = format!("{}&start_with=1&end_with=50001", report(&root));
+    let (status, _, body) = answer(&widest, Some(DEMO_API_KEY)).await;
+    assert_eq!(status, 200, "none: any width is answered: {body}");
 
     let (_sim, printed) = start(&["--updates", "keep"]);
     let root = assignments(&printed)[0].1.clone();
