@@ -82,3 +82,14 @@ pub fn task_body() -> vidplat::encoder::types::builder::TaskCreate {
         .input_filepath("movie.mp4")
         .profile_id(std::num::NonZeroU64::MIN)
 }
+
+/// The one refusal of an error refused before sending, as `(path, rule)`:
+/// `None` for any other error, or for several refusals.
+pub fn only_refusal(error: &vidplat::Error) -> Option<(&str, &str)> {
+    match error {
+        vidplat::Error::InvalidInput(refusals) if refusals.len() == 1 => {
+            refusals.iter().next().map(|refusal| (refusal.path(), refusal.rule()))
+        }
+        _ => None,
+    }
+}

@@ -3515,7 +3515,7 @@ pub mod types {
                     (Ok(segment), Ok(extra)) => Ok(Self { segment, extra }),
                     (segment, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[segment.as_ref().err(), extra.as_ref().err()],
                             ),
                         )
@@ -3619,7 +3619,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -3700,7 +3700,7 @@ pub mod types {
                     }
                     (audience, content_title) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[audience.as_ref().err(), content_title.as_ref().err()],
                             ),
                         )
@@ -3805,7 +3805,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -4093,7 +4093,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_playback_count.as_ref().err(),
                                     avg_played_percent.as_ref().err(),
@@ -4223,7 +4223,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -4545,7 +4545,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_playback_count.as_ref().err(),
                                     avg_played_percent.as_ref().err(),
@@ -4678,7 +4678,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -4926,7 +4926,7 @@ pub mod types {
                         user_id,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content_category.as_ref().err(),
                                     content_title.as_ref().err(),
@@ -5052,7 +5052,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -5390,7 +5390,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_playback_count.as_ref().err(),
                                     avg_played_percent.as_ref().err(),
@@ -5524,7 +5524,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -5859,7 +5859,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_playback_count.as_ref().err(),
                                     avg_played_percent.as_ref().err(),
@@ -5980,7 +5980,7 @@ pub mod types {
                     }
                     (count, playback_point, rating) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     count.as_ref().err(),
                                     playback_point.as_ref().err(),
@@ -6089,7 +6089,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -6664,7 +6664,7 @@ pub mod types {
                         year_month,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_playback_count.as_ref().err(),
                                     avg_played_percent.as_ref().err(),
@@ -6813,7 +6813,7 @@ pub mod types {
                     }
                     (button_id, button_label, segment) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     button_id.as_ref().err(),
                                     button_label.as_ref().err(),
@@ -6921,7 +6921,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -7000,7 +7000,7 @@ pub mod types {
                     }
                     (content_title, reaction) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[content_title.as_ref().err(), reaction.as_ref().err()],
                             ),
                         )
@@ -7071,7 +7071,7 @@ pub mod types {
                     (Ok(count), Ok(reaction_point)) => Ok(Self { count, reaction_point }),
                     (count, reaction_point) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[count.as_ref().err(), reaction_point.as_ref().err()],
                             ),
                         )
@@ -7142,7 +7142,7 @@ pub mod types {
                     (Ok(content_title), Ok(count)) => Ok(Self { content_title, count }),
                     (content_title, count) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[content_title.as_ref().err(), count.as_ref().err()],
                             ),
                         )
@@ -7229,7 +7229,7 @@ pub mod types {
                     }
                     (count, hour_minute, titles) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     count.as_ref().err(),
                                     hour_minute.as_ref().err(),
@@ -7339,7 +7339,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -7450,7 +7450,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -7768,7 +7768,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_playback_count.as_ref().err(),
                                     avg_played_percent.as_ref().err(),
@@ -7900,7 +7900,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -8218,7 +8218,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_playback_count.as_ref().err(),
                                     avg_played_percent.as_ref().err(),
@@ -8399,7 +8399,7 @@ pub mod types {
                         subtitles,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     bitrate.as_ref().err(),
                                     playback_rate.as_ref().err(),
@@ -8514,7 +8514,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -8798,7 +8798,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_playback_count.as_ref().err(),
                                     avg_played_percent.as_ref().err(),
@@ -8926,7 +8926,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -9176,7 +9176,7 @@ pub mod types {
                         user_id,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_playback_count.as_ref().err(),
                                     avg_played_percent.as_ref().err(),
@@ -9301,7 +9301,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -9617,7 +9617,7 @@ pub mod types {
                         user_id,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content_category.as_ref().err(),
                                     content_title.as_ref().err(),
@@ -9751,7 +9751,7 @@ pub mod types {
                     }
                     (data, golden, truncated, unsampled) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     golden.as_ref().err(),
@@ -9832,7 +9832,7 @@ pub mod types {
                     }
                     (content_title, situation) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[content_title.as_ref().err(), situation.as_ref().err()],
                             ),
                         )
@@ -9903,7 +9903,7 @@ pub mod types {
                     (Ok(count), Ok(date_time)) => Ok(Self { count, date_time }),
                     (count, date_time) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[count.as_ref().err(), date_time.as_ref().err()],
                             ),
                         )
@@ -9974,7 +9974,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -10044,7 +10044,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -10325,7 +10325,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_impressions.as_ref().err(),
                                     avg_play_percent.as_ref().err(),
@@ -10421,7 +10421,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -10655,7 +10655,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_impressions.as_ref().err(),
                                     avg_play_percent.as_ref().err(),
@@ -10746,7 +10746,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -11032,7 +11032,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_impressions.as_ref().err(),
                                     avg_play_percent.as_ref().err(),
@@ -11128,7 +11128,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -11361,7 +11361,7 @@ pub mod types {
                         user_id,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content_category.as_ref().err(),
                                     content_name.as_ref().err(),
@@ -11452,7 +11452,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -11739,7 +11739,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_impressions.as_ref().err(),
                                     avg_play_percent.as_ref().err(),
@@ -11835,7 +11835,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -12068,7 +12068,7 @@ pub mod types {
                         user_id,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content_category.as_ref().err(),
                                     content_title.as_ref().err(),
@@ -12146,7 +12146,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -12233,7 +12233,7 @@ pub mod types {
                     }
                     (count, playback_point, rating) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     count.as_ref().err(),
                                     playback_point.as_ref().err(),
@@ -12308,7 +12308,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -12589,7 +12589,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_impressions.as_ref().err(),
                                     avg_play_percent.as_ref().err(),
@@ -12684,7 +12684,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -13258,7 +13258,7 @@ pub mod types {
                         year_month,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_impressions.as_ref().err(),
                                     avg_play_percent.as_ref().err(),
@@ -13388,7 +13388,7 @@ pub mod types {
                     (Ok(button_id), Ok(segment)) => Ok(Self { button_id, segment }),
                     (button_id, segment) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[button_id.as_ref().err(), segment.as_ref().err()],
                             ),
                         )
@@ -13445,7 +13445,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -13513,7 +13513,7 @@ pub mod types {
                     (Ok(count), Ok(reaction_point)) => Ok(Self { count, reaction_point }),
                     (count, reaction_point) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[count.as_ref().err(), reaction_point.as_ref().err()],
                             ),
                         )
@@ -13622,7 +13622,7 @@ pub mod types {
                     }
                     (content_name, content_title, count, date_time) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content_name.as_ref().err(),
                                     content_title.as_ref().err(),
@@ -13701,7 +13701,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -13772,7 +13772,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -14036,7 +14036,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_impressions.as_ref().err(),
                                     avg_play_percent.as_ref().err(),
@@ -14129,7 +14129,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -14393,7 +14393,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_impressions.as_ref().err(),
                                     avg_play_percent.as_ref().err(),
@@ -14585,7 +14585,7 @@ pub mod types {
                         subtitle,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     bitrate.as_ref().err(),
                                     cast.as_ref().err(),
@@ -14671,7 +14671,7 @@ pub mod types {
                     }
                     (playback_point, rating) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[playback_point.as_ref().err(), rating.as_ref().err()],
                             ),
                         )
@@ -14743,7 +14743,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -14973,7 +14973,7 @@ pub mod types {
                         user_count,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_impressions.as_ref().err(),
                                     avg_play_percent.as_ref().err(),
@@ -15101,7 +15101,7 @@ pub mod types {
                     }
                     (content_name, content_title, count, date_time) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content_name.as_ref().err(),
                                     content_title.as_ref().err(),
@@ -15180,7 +15180,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -15251,7 +15251,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -15445,7 +15445,7 @@ pub mod types {
                         user_id,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     ad_impressions.as_ref().err(),
                                     avg_play_percent.as_ref().err(),
@@ -15531,7 +15531,7 @@ pub mod types {
                     (Ok(data), Ok(truncated)) => Ok(Self { data, truncated }),
                     (data, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err(), truncated.as_ref().err()],
                             ),
                         )
@@ -15830,7 +15830,7 @@ pub mod types {
                         user_id,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     browser_name.as_ref().err(),
                                     content_category.as_ref().err(),
@@ -15916,7 +15916,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -15984,7 +15984,7 @@ pub mod types {
                     (Ok(code), Ok(message)) => Ok(Self { code, message }),
                     (code, message) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[code.as_ref().err(), message.as_ref().err()],
                             ),
                         )

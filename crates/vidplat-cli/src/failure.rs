@@ -74,7 +74,7 @@ impl Failure {
     pub fn exit(&self) -> Exit {
         match self {
             Failure::Sdk(error) => match error {
-                Error::InvalidInput { .. } | Error::Config(_) | Error::Profile(_) => Exit::Invalid,
+                Error::InvalidInput(_) | Error::NotSendable(_) | Error::Config(_) | Error::Profile(_) => Exit::Invalid,
                 Error::RateLimited { .. } => Exit::Quota,
                 Error::TaskEnded(_) => Exit::TaskEnded,
                 Error::WaitTimedOut { .. } => Exit::TimedOut,
@@ -110,10 +110,6 @@ impl Failure {
                 }
                 if let Some(code) = e.code() {
                     error["code"] = json!(code);
-                }
-                if let Error::InvalidInput { field, rule } = e {
-                    error["field"] = json!(field);
-                    error["rule"] = json!(rule);
                 }
                 if let Error::RateLimited {
                     retry_after: Some(after),
@@ -165,7 +161,8 @@ impl Failure {
 fn sdk_kind(error: &Error) -> &'static str {
     match error {
         Error::Api(_) => "api",
-        Error::InvalidInput { .. } => "invalid_input",
+        Error::InvalidInput(_) => "invalid_input",
+        Error::NotSendable(_) => "not_sendable",
         Error::RateLimited { .. } => "rate_limited",
         Error::QueryTooSlow(_) => "query_too_slow",
         Error::AlreadyDeleted(_) => "already_deleted",
@@ -230,13 +227,19 @@ impl fmt::Display for Failure {
 
 impl From<Error> for Failure {
     fn from(error: Error) -> Self {
-        Failure::Sdk(error)
+        match error {
+            // One shape for every refusal before sending, the SDK's or the command line's own.
+            Error::InvalidInput(refusals) => {
+                Failure::refused(refusals.into_iter().map(vidplat::Refusal::into_parts).collect())
+            }
+            error => Failure::Sdk(error),
+        }
     }
 }
 
 impl From<vidplat_core::CallFailure> for Failure {
     fn from(failure: vidplat_core::CallFailure) -> Self {
-        Failure::Sdk(failure.into())
+        Error::from(failure).into()
     }
 }
 

@@ -6,10 +6,9 @@
 
 use crate::operation::{Operation, Paginated};
 use crate::paged::Paged;
-use crate::setter::Refusal;
+use crate::setter::{Refusal, Refusals};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use std::fmt;
 
 /// The arguments of one call: each parameter under its builder setter's name
 /// (`task_id`, `type` for the setter `type_`), the JSON body under `body`, or
@@ -33,7 +32,7 @@ impl Args {
     pub fn from_value(value: Value) -> Result<Self, Refusals> {
         match value {
             Value::Object(members) => Ok(Self::new(members)),
-            _ => Err(Refusals(vec![Refusal::new("the arguments are not a JSON object")])),
+            _ => Err(Refusal::new("the arguments are not a JSON object").into()),
         }
     }
 
@@ -116,87 +115,6 @@ impl Args {
         for name in self.members.keys().filter(|name| !known.contains(&name.as_str())) {
             refusals.push(Refusal::new("is not an argument of this operation").at(name));
         }
-    }
-}
-
-/// Every refusal of one set of arguments, each by its member's whole path,
-/// in the order the members are declared.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Refusals(Vec<Refusal>);
-
-impl Refusals {
-    /// Each refusal.
-    pub fn iter(&self) -> impl Iterator<Item = &Refusal> {
-        self.0.iter()
-    }
-
-    /// How many there are.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether there is none.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The refusals, owned.
-    pub fn into_vec(self) -> Vec<Refusal> {
-        self.0
-    }
-
-    /// Adds `refusal`.
-    pub fn push(&mut self, refusal: Refusal) {
-        self.0.push(refusal);
-    }
-
-    /// Adds a builder's own refusal of `member` (a required member left
-    /// unset, a value a setter refused), unless an argument of that member
-    /// was already refused.
-    #[doc(hidden)]
-    pub fn __held<T>(&mut self, member: &str, held: &Result<T, Refusal>) {
-        let Err(refusal) = held else { return };
-        let named = |r: &Refusal| {
-            let path = r.path();
-            path == member
-                || path
-                    .strip_prefix(member)
-                    .is_some_and(|rest| rest.starts_with(['.', '[']))
-        };
-        if !self.0.iter().any(named) {
-            self.0.push(refusal.clone());
-        }
-    }
-
-    /// `value` when nothing was refused.
-    pub fn or<T>(self, value: T) -> Result<T, Refusals> {
-        if self.0.is_empty() {
-            Ok(value)
-        } else {
-            Err(self)
-        }
-    }
-}
-
-impl fmt::Display for Refusals {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (at, refusal) in self.0.iter().enumerate() {
-            if at > 0 {
-                f.write_str("; ")?;
-            }
-            refusal.fmt(f)?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for Refusals {}
-
-impl IntoIterator for Refusals {
-    type Item = Refusal;
-    type IntoIter = std::vec::IntoIter<Refusal>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
     }
 }
 

@@ -62,9 +62,6 @@ pub enum ConfigError {
     HttpClient(reqwest::Error),
     /// The TLS configuration could not be built (the platform's certificate verifier, say).
     Tls(String),
-    /// A request the runtime would not send: it would leave the client's
-    /// origin, go over plain http to a host that is not loopback, or fit no route.
-    Refused(String),
 }
 
 impl fmt::Display for ConfigError {
@@ -111,7 +108,6 @@ impl fmt::Display for ConfigError {
             ConfigError::InvalidApiKey => f.write_str("the API key is not a valid HTTP header value"),
             ConfigError::HttpClient(error) => write!(f, "HTTP client: {error}"),
             ConfigError::Tls(why) => write!(f, "TLS configuration: {}", escape_controls(why)),
-            ConfigError::Refused(why) => write!(f, "request not sent: {why}"),
         }
     }
 }

@@ -5,6 +5,7 @@
 use crate::quota::limits::QuotaRefusal;
 use crate::redact::{bounded, escape_controls};
 use crate::retry::Delivery;
+use crate::setter::Refusals;
 use crate::table::{Method, Service};
 use crate::timeout::TimeoutKind;
 use std::borrow::Cow;
@@ -29,19 +30,15 @@ pub struct CallFailure {
     pub kind: FailureKind,
 }
 
-/// What went wrong in a call.
+/// What went wrong in a call. Exhaustive on purpose: `vidplat::Error`
+/// converts every kind by name, so a new kind cannot fall into a catch-all.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum FailureKind {
-    /// A value breaks a documented bound; nothing was sent.
-    InvalidInput {
-        /// Where: a query parameter or a body member path (`tags[1].key`).
-        field: String,
-        /// The rule broken.
-        rule: String,
-    },
-    /// The runtime refused to send the request (it would not go to the configured origin, say).
-    Refused(String),
+    /// Values break documented bounds; nothing was sent. Every value found,
+    /// each by its member's whole path (`tags[1].key`) and the rule.
+    InvalidInput(Refusals),
+    /// The request cannot be written at all; nothing was sent.
+    Refused(NotSendable),
     /// The client-side usage limiter refused the call; nothing was sent.
     Quota(QuotaRefusal),
     /// A timeout ended the call.
@@ -64,6 +61,63 @@ pub enum FailureKind {
     /// A success body did not decode into the operation's type.
     Decode(DecodeError),
 }
+
+/// Why a request cannot be written, whatever its values' bounds: not about
+/// one member's rule, so not an [`FailureKind::InvalidInput`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotSendable {
+    /// The builder's operation is not in the table of the runtime it was
+    /// given (a row of another service, or of another version of the client).
+    NotThisService {
+        /// The operation's `operationId`.
+        operation: &'static str,
+        /// The service the runtime serves.
+        service: Service,
+    },
+    /// A value serialised to something its place cannot carry: a path or
+    /// header parameter that is not one scalar, a query parameter that is
+    /// not a scalar or a list of them, or a value serde refused.
+    NotSerialisable {
+        /// The parameter's name, or `body`.
+        member: &'static str,
+        /// What it serialised to, or serde's reason.
+        reason: String,
+    },
+    /// The route names a path parameter the builder gave no value (a route
+    /// override naming a parameter the operation does not have, say).
+    PathParameterMissing {
+        /// The parameter named by the route.
+        parameter: String,
+    },
+    /// The URL written from the base URL and the route does not parse.
+    UrlDoesNotParse {
+        /// The parser's reason.
+        reason: String,
+    },
+}
+
+impl fmt::Display for NotSendable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotSendable::NotThisService { operation, service } => {
+                write!(
+                    f,
+                    "`{operation}` is not an operation of the {service} service this client serves"
+                )
+            }
+            NotSendable::NotSerialisable { member, reason } => {
+                write!(f, "`{member}` cannot be sent: {}", escape_controls(reason))
+            }
+            NotSendable::PathParameterMissing { parameter } => {
+                write!(f, "path parameter `{}` has no value", escape_controls(parameter))
+            }
+            NotSendable::UrlDoesNotParse { reason } => write!(f, "the request's URL does not parse: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for NotSendable {}
 
 /// An error the server answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -182,7 +236,7 @@ impl fmt::Display for CallFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}: ", self.service, self.operation)?;
         match &self.kind {
-            FailureKind::InvalidInput { field, rule } => write!(f, "invalid input, not sent: `{field}` {rule}"),
+            FailureKind::InvalidInput(refusals) => write!(f, "invalid input, not sent: {refusals}"),
             FailureKind::Refused(why) => write!(f, "not sent: {why}"),
             FailureKind::Quota(refusal) if refusal.quota == crate::quota::limits::Quota::StoreUnavailable => {
                 f.write_str("the shared quota store (Redis) is unavailable: the call was not sent")
@@ -206,7 +260,7 @@ impl crate::observe::ErrorType for FailureKind {
         Cow::Borrowed(match self {
             FailureKind::Answer(api) => return Cow::Owned(api.status.to_string()),
             FailureKind::AlreadyDeleted(_) => "already_deleted",
-            FailureKind::InvalidInput { .. } => "invalid_input",
+            FailureKind::InvalidInput(_) => "invalid_input",
             FailureKind::Refused(_) => "refused",
             FailureKind::Quota(refusal) => match refusal.quota {
                 Quota::PerMinute => "quota.per_minute",

@@ -36,10 +36,10 @@ mod tls;
 mod transport;
 mod validate;
 
-pub use args::{Args, OperationVisitor, Refusals};
+pub use args::{Args, OperationVisitor};
 pub use builder::{RuntimeBuilder, DEFAULT_MAX_RESPONSE_BODY};
 pub use config::{BaseUrl, ConfigError};
-pub use failure::{ApiError, CallFailure, DecodeError, FailureKind};
+pub use failure::{ApiError, CallFailure, DecodeError, FailureKind, NotSendable};
 pub use open_enum::ServiceErrorCode;
 pub use operation::{operation_rows, send_operation, Operation, Paginated};
 pub use paged::{PagePosition, Paged, PagingStyle};
@@ -57,7 +57,7 @@ pub use retry::{is_retryable_status, may_send_again, parse_retry_after, Delivery
 pub use route::{RouteTemplate, Routes};
 pub use runtime::Runtime;
 pub use secrecy::{ExposeSecret, SecretString};
-pub use setter::{IntoOptional, IntoValue, Refusal, MISSING};
+pub use setter::{IntoOptional, IntoValue, Refusal, Refusals, MISSING};
 pub use stream::RowReceiver;
 pub use table::{
     Argument, Kind, Method, OperationHelp, OperationMeta, Place, Reading, RequestBody, Routed, Service, ServiceTable,
@@ -67,7 +67,7 @@ pub use time::{japan_offset, Date, Timestamp, TimestampParseError, JAPAN_OFFSET_
 pub use timeout::{TimeoutKind, Timeouts, DEFAULT_IDLE_BODY_TIMEOUT};
 pub use tls::install_default_tls_provider;
 pub use transport::{ResponseFuture, Transport};
-pub use validate::{body_violation, first_violation, query_violation, Check, Rule, SuccessCheck, SuccessRule};
+pub use validate::{body_violations, first_violation, query_violations, Check, Rule, SuccessCheck, SuccessRule};
 
 /// What only the generated crates use: not part of the API, may change in
 /// any release. (The macros `open_enum!` and `into_value!` are exported at
@@ -79,7 +79,7 @@ pub mod __private {
     pub use crate::paged::{first_number, first_ranks, paging_field};
     pub use crate::redact::{bounded, Bounded};
     pub use crate::request::Request;
-    pub use crate::setter::{array_of, first_refusal, FromText};
+    pub use crate::setter::{array_of, refused_members, FromText};
     pub use crate::text_pattern::{Step, TextPattern};
     pub use crate::tls::tls_config;
     #[cfg(feature = "schemars")]

@@ -4,7 +4,7 @@
 
 use crate::decode::decode_whole;
 use crate::exchange::Exchange;
-use crate::failure::{CallFailure, FailureKind};
+use crate::failure::{CallFailure, DecodeError, FailureKind};
 use crate::paged::Paged;
 use crate::response::Response;
 use crate::retry::Delivery;
@@ -129,10 +129,13 @@ pub(crate) fn read_no_body<T: DeserializeOwned>(
     let value = T::deserialize(unit).map_err(|e| {
         call.failure(
             Delivery::Answered,
-            FailureKind::Refused(format!(
-                "`{}` has no body to decode into its type: {e}",
-                call.operation.id
-            )),
+            FailureKind::Decode(DecodeError {
+                operation: Some(call.operation.id),
+                status: None,
+                path: None,
+                excerpt: String::new(),
+                reason: format!("the documents show no body, which its type cannot be made from: {e}"),
+            }),
         )
     })?;
     Ok(Response::new(response.status(), response.headers().clone(), value))

@@ -5,21 +5,22 @@
 //! the request on the wire (route override, base URL, key). Nothing is
 //! parsed back from text.
 
-use crate::failure::{CallFailure, FailureKind};
+use crate::failure::{CallFailure, FailureKind, NotSendable};
 use crate::prepared::{Outgoing, Prepared};
 use crate::retry::Delivery;
 use crate::route::fill;
 use crate::runtime::Runtime;
 use crate::setter::Refusal;
+use crate::setter::Refusals;
 use crate::table::OperationMeta;
-use crate::validate::{body_violation, has_body_checks, query_violation};
+use crate::validate::{body_violations, has_body_checks, query_violations};
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use serde::Serialize;
 use serde_json::Value;
 
 /// One operation's request, being described. Built by the generated code
-/// (`client.runtime().request(Self::META).path(…).query(…).json(…)`); the
-/// first value refused is reported by [`Request::prepare`].
+/// (`client.runtime().request(Self::META).path(…).query(…).json(…)`); every
+/// value refused is reported at once by [`Request::prepare`].
 #[derive(Debug)]
 pub struct Request {
     runtime: Runtime,
@@ -29,8 +30,10 @@ pub struct Request {
     query: Vec<(&'static str, String)>,
     headers: Vec<(HeaderName, HeaderValue)>,
     body: Option<(HeaderValue, reqwest::Body)>,
-    /// The first thing refused: `(member path, rule)`, or why it cannot be sent at all.
-    refused: Option<FailureKind>,
+    /// Every value that breaks a rule, each by its member's whole path.
+    refusals: Refusals,
+    /// Why the request cannot be written at all, when it cannot (the first reason found).
+    unsendable: Option<NotSendable>,
 }
 
 impl Runtime {
@@ -38,11 +41,9 @@ impl Runtime {
     /// generated builders call it with their own row).
     #[doc(hidden)]
     pub fn request(&self, operation: &'static OperationMeta) -> Request {
-        let refused = (!self.inner.table.holds(operation)).then(|| {
-            FailureKind::Refused(format!(
-                "`{}` is not an operation of the {} service this client serves",
-                operation.id, self.inner.table.service
-            ))
+        let unsendable = (!self.inner.table.holds(operation)).then_some(NotSendable::NotThisService {
+            operation: operation.id,
+            service: self.inner.table.service,
         });
         Request {
             runtime: self.clone(),
@@ -51,19 +52,25 @@ impl Runtime {
             query: Vec::new(),
             headers: Vec::new(),
             body: None,
-            refused,
+            refusals: Refusals::default(),
+            unsendable,
         }
     }
 }
 
 impl Request {
-    fn refuse(&mut self, kind: FailureKind) {
-        self.refused.get_or_insert(kind);
+    fn refuse_value(&mut self, refusal: Refusal) {
+        self.refusals.push(refusal);
     }
 
-    fn refuse_value(&mut self, refusal: Refusal) {
-        let (field, rule) = refusal.into_parts();
-        self.refuse(FailureKind::InvalidInput { field, rule });
+    /// `rule`, broken by the value at `path` (a parameter's name, or a body member's whole path).
+    fn refuse_at(&mut self, path: &str, rule: impl Into<std::borrow::Cow<'static, str>>) {
+        self.refusals.push(Refusal::new(rule).at(path));
+    }
+
+    fn cannot_send(&mut self, member: &'static str, reason: String) {
+        self.unsendable
+            .get_or_insert(NotSendable::NotSerialisable { member, reason });
     }
 
     /// The path parameter `name` (`task-id`), one whole segment whatever it holds.
@@ -77,10 +84,12 @@ impl Request {
             Ok(value) => {
                 let value = match value {
                     Ok(scalar @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => scalar,
-                    _ => {
-                        self.refuse(FailureKind::Refused(format!(
-                            "parameter `{name}` is not a single value"
-                        )));
+                    Ok(other) => {
+                        self.cannot_send(name, format!("is not a single value but {}", json_kind(&other)));
+                        return self;
+                    }
+                    Err(e) => {
+                        self.cannot_send(name, e.to_string());
                         return self;
                     }
                 };
@@ -91,10 +100,7 @@ impl Request {
                     } else {
                         "must not be `.` or `..` (it fills a path segment, and would change which path is asked for)"
                     };
-                    self.refuse(FailureKind::InvalidInput {
-                        field: name.replace('-', "_"),
-                        rule: rule.to_owned(),
-                    });
+                    self.refuse_at(&name.replace('-', "_"), rule);
                 } else {
                     self.path.push((name, value));
                 }
@@ -113,13 +119,13 @@ impl Request {
     fn query_value(mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Self {
         match value {
             Ok(Some(value)) => match self.checked_query(name, value) {
-                Ok(Value::Array(items)) => {
+                Some(Value::Array(items)) => {
                     for item in items {
                         self.push_query(name, item);
                     }
                 }
-                Ok(single) => self.push_query(name, single),
-                Err(kind) => self.refuse(kind),
+                Some(single) => self.push_query(name, single),
+                None => {}
             },
             Ok(None) => {}
             Err(refusal) => self.refuse_value(refusal),
@@ -150,57 +156,70 @@ impl Request {
             }
         };
         let items = match self.checked_query(name, items) {
-            Ok(Value::Array(items)) => items,
-            Ok(_) => Vec::new(),
-            Err(kind) => {
-                self.refuse(kind);
-                return self;
-            }
+            Some(Value::Array(items)) => items,
+            Some(_) => Vec::new(),
+            None => return self,
         };
         let mut joined = Vec::with_capacity(items.len());
+        let mut comma = false;
         for (index, item) in items.into_iter().enumerate() {
             match scalar_text(item) {
                 Some(text) if text.contains(',') => {
-                    self.refuse(FailureKind::InvalidInput {
-                        field: format!("{name}[{index}]"),
-                        rule: "must not contain a comma (the items travel comma-separated)".into(),
-                    });
-                    return self;
+                    self.refuse_at(
+                        &format!("{name}[{index}]"),
+                        "must not contain a comma (the items travel comma-separated)",
+                    );
+                    comma = true;
                 }
                 Some(text) => joined.push(text),
                 None => {}
             }
         }
-        self.query.push((name, joined.join(",")));
+        if !comma {
+            self.query.push((name, joined.join(",")));
+        }
         self
     }
 
     /// A header value as it travels (one scalar), or `None` once refused.
     fn text_of(&mut self, name: &'static str, value: Serialised) -> Option<String> {
-        let text = value.ok().and_then(scalar_text);
-        if text.is_none() {
-            self.refuse(FailureKind::Refused(format!(
-                "parameter `{name}` is not a single value"
-            )));
+        match value {
+            Ok(value) => {
+                let kind = json_kind(&value);
+                let text = scalar_text(value);
+                if text.is_none() {
+                    self.cannot_send(name, format!("is not a single value but {kind}"));
+                }
+                text
+            }
+            Err(e) => {
+                self.cannot_send(name, e.to_string());
+                None
+            }
         }
-        text
     }
 
-    fn checked_query(&self, name: &'static str, value: Serialised) -> Result<Value, FailureKind> {
-        let value =
-            value.map_err(|e| FailureKind::Refused(format!("query parameter `{name}` does not serialise: {e}")))?;
-        match query_violation(self.operation.checks, name, &value) {
-            Some((field, rule)) => Err(FailureKind::InvalidInput { field, rule }),
-            None => Ok(value),
+    /// The query value, when it keeps every bound; each broken one is refused.
+    fn checked_query(&mut self, name: &'static str, value: Serialised) -> Option<Value> {
+        let value = match value {
+            Ok(value) => value,
+            Err(e) => {
+                self.cannot_send(name, e.to_string());
+                return None;
+            }
+        };
+        let before = self.refusals.len();
+        for (field, rule) in query_violations(self.operation.checks, name, &value) {
+            self.refuse_at(&field, rule);
         }
+        (self.refusals.len() == before).then_some(value)
     }
 
     fn push_query(&mut self, name: &'static str, value: Value) {
+        let kind = json_kind(&value);
         match scalar_text(value) {
             Some(text) => self.query.push((name, text)),
-            None => self.refuse(FailureKind::Refused(format!(
-                "query parameter `{name}` is not a value or a list of values"
-            ))),
+            None => self.cannot_send(name, format!("is not a value or a list of values but {kind}")),
         }
     }
 
@@ -217,10 +236,10 @@ impl Request {
                 };
                 match HeaderValue::try_from(text) {
                     Ok(header) => self.headers.push((HeaderName::from_static(name), header)),
-                    Err(_) => self.refuse(FailureKind::InvalidInput {
-                        field: name.replace('-', "_"),
-                        rule: "is not a valid HTTP header value (control characters, or not visible ASCII)".into(),
-                    }),
+                    Err(_) => self.refuse_at(
+                        &name.replace('-', "_"),
+                        "is not a valid HTTP header value (control characters, or not visible ASCII)",
+                    ),
                 }
             }
             Ok(None) => {}
@@ -251,23 +270,21 @@ impl Request {
                 }
                 self.body = Some((HeaderValue::from_static("application/json"), bytes.into()));
             }
-            Err(e) => self.refuse(FailureKind::Refused(format!("the body does not serialise: {e}"))),
+            Err(e) => self.cannot_send("body", e.to_string()),
         }
         self
     }
 
-    /// Whether the body keeps its documented bounds; the first one broken is refused.
+    /// Whether the body keeps its documented bounds; every one broken is refused.
     fn body_within_bounds(&mut self, body: &[u8]) -> bool {
-        let violation = serde_json::from_slice::<Value>(body)
-            .ok()
-            .and_then(|value| body_violation(self.operation.checks, &value));
-        match violation {
-            Some((field, rule)) => {
-                self.refuse(FailureKind::InvalidInput { field, rule });
-                false
-            }
-            None => true,
+        let Ok(value) = serde_json::from_slice::<Value>(body) else {
+            return true;
+        };
+        let before = self.refusals.len();
+        for (field, rule) in body_violations(self.operation.checks, &value) {
+            self.refuse_at(&field, rule);
         }
+        self.refusals.len() == before
     }
 
     /// A body sent as it is, with the operation's documented media type.
@@ -281,7 +298,7 @@ impl Request {
 
     /// The request on the wire: the route (an override, else the YAML's),
     /// the base URL, the encoded path and query, the key where the operation
-    /// takes it. The first refused value, if any, is the error; nothing was sent.
+    /// takes it. Every refused value, if any, is the error; nothing was sent.
     pub fn prepare<T>(self) -> Result<Prepared<T>, CallFailure> {
         self.outgoing().map(Prepared::new)
     }
@@ -295,7 +312,8 @@ impl Request {
             query,
             headers,
             body,
-            refused,
+            refusals,
+            unsendable,
         } = self;
         let inner = &*runtime.inner;
         let (method, template) = runtime.route(operation);
@@ -307,15 +325,24 @@ impl Request {
             attempts: 0,
             kind,
         };
-        if let Some(kind) = refused {
-            return Err(failure(kind));
+        if let Some(reason) = unsendable {
+            return Err(failure(FailureKind::Refused(reason)));
+        }
+        if !refusals.is_empty() {
+            return Err(failure(FailureKind::InvalidInput(refusals)));
         }
         let mut url = String::with_capacity(inner.base.as_str().len() + template.len() + 16);
         url.push_str(inner.base.as_str());
-        fill(template, &path, &mut url)
-            .map_err(|name| failure(FailureKind::Refused(format!("path parameter `{name}` has no value"))))?;
-        let mut url = reqwest::Url::parse(&url)
-            .map_err(|e| failure(FailureKind::Refused(format!("the request's URL does not parse: {e}"))))?;
+        fill(template, &path, &mut url).map_err(|name| {
+            failure(FailureKind::Refused(NotSendable::PathParameterMissing {
+                parameter: name.to_string(),
+            }))
+        })?;
+        let mut url = reqwest::Url::parse(&url).map_err(|e| {
+            failure(FailureKind::Refused(NotSendable::UrlDoesNotParse {
+                reason: e.to_string(),
+            }))
+        })?;
         if !query.is_empty() {
             url.query_pairs_mut().extend_pairs(query);
         }
@@ -349,6 +376,18 @@ type Serialised = Result<Value, serde_json::Error>;
 /// An optional value that was set (or refused by its setter), serialised.
 fn serialise_set<T: Serialize>(value: Result<Option<T>, Refusal>) -> Result<Option<Serialised>, Refusal> {
     value.map(|value| value.map(|value| serde_json::to_value(&value)))
+}
+
+/// What kind of JSON value `value` is, for a reason that names it without quoting it.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// A query value as it travels: text as it is, numbers and booleans as

@@ -18,11 +18,16 @@ use std::num::NonZeroU64;
 ///
 /// Typed from the setter that refused it to `vidplat::Error::InvalidInput`:
 /// each enclosing builder adds its member's name in front ([`Refusal::at`]).
+/// A nested body's builder refused for several members gives one `Refusal`
+/// that carries the others along ([`Refusal::into_each`]), so that every one
+/// is reported, not the first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
     /// `streams[0].video.height`; empty for the value itself.
     path: Cow<'static, str>,
     rule: Cow<'static, str>,
+    /// The members of the same value refused with this one (none of them carries others).
+    others: Vec<Refusal>,
 }
 
 impl Refusal {
@@ -31,6 +36,7 @@ impl Refusal {
         Self {
             path: Cow::Borrowed(""),
             rule: rule.into(),
+            others: Vec::new(),
         }
     }
 
@@ -40,6 +46,7 @@ impl Refusal {
         Self {
             path: Cow::Borrowed(member),
             rule: Cow::Borrowed("is required"),
+            others: Vec::new(),
         }
     }
 
@@ -48,12 +55,17 @@ impl Refusal {
     #[must_use]
     pub fn at(mut self, member: &str) -> Self {
         let member = member.strip_prefix("r#").unwrap_or(member);
-        self.path = Cow::Owned(match (self.path.is_empty(), self.path.starts_with('[')) {
-            (true, _) => member.to_owned(),
-            (false, true) => format!("{member}{}", self.path),
-            (false, false) => format!("{member}.{}", self.path),
-        });
+        self.path = Cow::Owned(inside(member, &self.path));
+        for other in &mut self.others {
+            other.path = Cow::Owned(inside(member, &other.path));
+        }
         self
+    }
+
+    /// This refusal and every other it carries, one member each.
+    pub fn into_each(mut self) -> impl Iterator<Item = Refusal> {
+        let others = std::mem::take(&mut self.others);
+        std::iter::once(self).chain(others)
     }
 
     /// The refused member's whole path (empty when the value itself was refused).
@@ -72,17 +84,117 @@ impl Refusal {
     }
 }
 
+/// `path` seen from the value holding it as `member`.
+fn inside(member: &str, path: &str) -> String {
+    match (path.is_empty(), path.starts_with('[')) {
+        (true, _) => member.to_owned(),
+        (false, true) => format!("{member}{path}"),
+        (false, false) => format!("{member}.{path}"),
+    }
+}
+
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.path.is_empty() {
-            f.write_str(&self.rule)
+            f.write_str(&self.rule)?;
         } else {
-            write!(f, "`{}` {}", crate::redact::escape_controls(&self.path), self.rule)
+            write!(f, "`{}` {}", crate::redact::escape_controls(&self.path), self.rule)?;
         }
+        for other in &self.others {
+            write!(f, "; {other}")?;
+        }
+        Ok(())
     }
 }
 
 impl std::error::Error for Refusal {}
+
+/// Every refusal of one request or one set of arguments, each by its
+/// member's whole path, in the order the members are declared.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Refusals(Vec<Refusal>);
+
+impl Refusals {
+    /// Each refusal.
+    pub fn iter(&self) -> impl Iterator<Item = &Refusal> {
+        self.0.iter()
+    }
+
+    /// How many there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The refusals, owned.
+    pub fn into_vec(self) -> Vec<Refusal> {
+        self.0
+    }
+
+    /// Adds `refusal`, and each other refusal it carries.
+    pub fn push(&mut self, refusal: Refusal) {
+        self.0.extend(refusal.into_each());
+    }
+
+    /// Adds a builder's own refusal of `member` (a required member left
+    /// unset, a value a setter refused), unless an argument of that member
+    /// was already refused.
+    #[doc(hidden)]
+    pub fn __held<T>(&mut self, member: &str, held: &Result<T, Refusal>) {
+        let Err(refusal) = held else { return };
+        let named = |r: &Refusal| {
+            let path = r.path();
+            path == member
+                || path
+                    .strip_prefix(member)
+                    .is_some_and(|rest| rest.starts_with(['.', '[']))
+        };
+        if !self.0.iter().any(named) {
+            self.push(refusal.clone());
+        }
+    }
+
+    /// `value` when nothing was refused.
+    pub fn or<T>(self, value: T) -> Result<T, Refusals> {
+        if self.0.is_empty() {
+            Ok(value)
+        } else {
+            Err(self)
+        }
+    }
+}
+
+impl fmt::Display for Refusals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (at, refusal) in self.0.iter().enumerate() {
+            if at > 0 {
+                f.write_str("; ")?;
+            }
+            refusal.fmt(f)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Refusals {}
+
+impl From<Refusal> for Refusals {
+    fn from(refusal: Refusal) -> Self {
+        Refusals(refusal.into_each().collect())
+    }
+}
+
+impl IntoIterator for Refusals {
+    type Item = Refusal;
+    type IntoIter = std::vec::IntoIter<Refusal>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
 
 /// A value a setter of a `T` member accepts.
 #[diagnostic::on_unimplemented(
@@ -358,27 +470,39 @@ into_value!(uuid::Uuid:
     &String => |v| uuid_from(v),
 );
 
-/// The first refused of a body's members, in the builder's order (its
-/// `TryFrom` gathers them once one is refused).
-pub fn first_refusal(members: &[Option<&Refusal>]) -> Refusal {
-    // Never all `None`: the builder calls this only when a member was refused.
-    members
+/// Every refused member of a body, in the builder's order, as one refusal
+/// carrying the others (its `TryFrom` gathers them once one is refused).
+pub fn refused_members(members: &[Option<&Refusal>]) -> Refusal {
+    let mut each = members
         .iter()
-        .find_map(|member| member.cloned())
-        .unwrap_or_else(|| Refusal::new("a member was refused"))
+        .flatten()
+        .flat_map(|member| (*member).clone().into_each());
+    // Never empty: the builder calls this only when a member was refused.
+    let Some(mut first) = each.next() else {
+        return Refusal::new("a member was refused");
+    };
+    first.others.extend(each);
+    first
 }
 
-/// Converts each element of an array member, naming the failing index.
+/// Converts each element of an array member; every element refused is
+/// named by its index.
 pub fn array_of<T, V: IntoValue<T>>(member: &str, values: impl IntoIterator<Item = V>) -> Result<Vec<T>, Refusal> {
-    values
-        .into_iter()
-        .enumerate()
-        .map(|(index, value)| {
-            value
-                .into_value()
-                .map_err(|refusal| refusal.at(&format!("[{index}]")).at(member))
-        })
-        .collect()
+    let mut items = Vec::new();
+    let mut refused: Option<Refusal> = None;
+    for (index, value) in values.into_iter().enumerate() {
+        match value.into_value() {
+            Ok(item) => items.push(item),
+            Err(refusal) => {
+                let refusal = refusal.at(&format!("[{index}]")).at(member);
+                match &mut refused {
+                    Some(first) => first.others.extend(refusal.into_each()),
+                    None => refused = Some(refusal),
+                }
+            }
+        }
+    }
+    refused.map_or(Ok(items), Err)
 }
 
 #[cfg(test)]
@@ -394,10 +518,28 @@ mod tests {
     }
 
     #[test]
-    fn a_body_refuses_with_its_first_refused_member() {
-        let first = Refusal::missing("name");
-        let second = Refusal::new("longer than 200 characters").at("title");
-        assert_eq!(first_refusal(&[None, Some(&first), None, Some(&second)]), first);
+    fn a_body_refuses_with_every_refused_member_in_order() {
+        let name = Refusal::missing("name");
+        let title = Refusal::new("longer than 200 characters").at("title");
+        let video = refused_members(&[Some(&Refusal::missing("height")), Some(&Refusal::missing("width"))]);
+        let body = refused_members(&[None, Some(&name), None, Some(&title), Some(&video.at("video"))])
+            .at("[0]")
+            .at("streams");
+        assert_eq!(
+            body.to_string(),
+            "`streams[0].name` is required; `streams[0].title` longer than 200 characters; \
+             `streams[0].video.height` is required; `streams[0].video.width` is required"
+        );
+        let paths: Vec<String> = body.into_each().map(|refusal| refusal.path().to_owned()).collect();
+        assert_eq!(
+            paths,
+            [
+                "streams[0].name",
+                "streams[0].title",
+                "streams[0].video.height",
+                "streams[0].video.width"
+            ]
+        );
     }
 
     #[test]

@@ -116,10 +116,10 @@ fn plural(count: u64) -> &'static str {
     }
 }
 
-/// The first broken bound of the query parameter `name`, whose value the
-/// client holds typed (`value` is it as JSON: a number stays a number; a list
-/// sent as repeated or comma-joined values is checked item by item).
-pub fn query_violation(checks: &[Check], name: &str, value: &Value) -> Option<(String, String)> {
+/// Every broken bound of the query parameter `name`, whose value the client
+/// holds typed (`value` is it as JSON: a number stays a number; a list sent
+/// as repeated or comma-joined values is checked item by item), each once.
+pub fn query_violations(checks: &[Check], name: &str, value: &Value) -> Vec<(String, String)> {
     let items = match value {
         Value::Array(items) => items.as_slice(),
         single => std::slice::from_ref(single),
@@ -127,31 +127,25 @@ pub fn query_violation(checks: &[Check], name: &str, value: &Value) -> Option<(S
     checks
         .iter()
         .filter(|check| check.at.strip_prefix("query.") == Some(name))
-        .find_map(|check| {
-            items
-                .iter()
-                .any(|item| !check.rule.holds(item))
-                .then(|| (name.to_owned(), check.rule.to_string()))
-        })
+        .filter(|check| items.iter().any(|item| !check.rule.holds(item)))
+        .map(|check| (name.to_owned(), check.rule.to_string()))
+        .collect()
 }
 
-/// The first broken bound of a JSON body, with the path of the value that breaks it.
-pub fn body_violation(checks: &[Check], body: &Value) -> Option<(String, String)> {
+/// Every broken bound of a JSON body, each with the path of the value that breaks it.
+pub fn body_violations(checks: &[Check], body: &Value) -> Vec<(String, String)> {
+    let mut found = Vec::new();
     for check in checks {
         let Some(rest) = check.at.strip_prefix("body") else {
             continue;
         };
-        let mut found = None;
         visit(body, rest, String::new(), &mut |place, value| {
-            if found.is_none() && !check.rule.holds(value) {
-                found = Some((place, check.rule.to_string()));
+            if !check.rule.holds(value) {
+                found.push((place, check.rule.to_string()));
             }
         });
-        if found.is_some() {
-            return found;
-        }
     }
-    None
+    found
 }
 
 /// Whether an operation has a bound on its body (so that the body is worth
@@ -176,12 +170,12 @@ pub fn first_violation(checks: &[Check], query: &[(String, String)], body: Optio
                         .map_or(Value::Null, Value::Number),
                     _ => Value::String(raw.clone()),
                 };
-                if let Some(found) = query_violation(std::slice::from_ref(check), name, &value) {
+                if let Some(found) = query_violations(std::slice::from_ref(check), name, &value).pop() {
                     return Some(found);
                 }
             }
         } else if let Some(body) = body {
-            if let Some(found) = body_violation(std::slice::from_ref(check), body) {
+            if let Some(found) = body_violations(std::slice::from_ref(check), body).into_iter().next() {
                 return Some(found);
             }
         }
@@ -254,16 +248,20 @@ mod tests {
 
     #[test]
     fn typed_query_values_are_checked_as_they_are_sent() {
-        assert_eq!(query_violation(CHECKS, "per_page", &json!(100)), None);
+        assert_eq!(query_violations(CHECKS, "per_page", &json!(100)), []);
         assert_eq!(
-            query_violation(CHECKS, "per_page", &json!(101)),
-            Some(("per_page".into(), "must be at most 100 (maximum)".into()))
+            query_violations(CHECKS, "per_page", &json!(101)),
+            [("per_page".to_owned(), "must be at most 100 (maximum)".to_owned())]
         );
         assert_eq!(
-            query_violation(CHECKS, "per_page", &json!([5, 0])).unwrap().1,
-            "must be at least 1 (minimum)"
+            query_violations(CHECKS, "per_page", &json!([5, 0, 101])),
+            [
+                ("per_page".to_owned(), "must be at most 100 (maximum)".to_owned()),
+                ("per_page".to_owned(), "must be at least 1 (minimum)".to_owned())
+            ],
+            "each rule a list breaks, once"
         );
-        assert_eq!(query_violation(CHECKS, "page", &json!(0)), None);
+        assert_eq!(query_violations(CHECKS, "page", &json!(0)), []);
         assert!(has_body_checks(CHECKS));
         assert!(!has_body_checks(&CHECKS[..2]));
     }
@@ -306,6 +304,17 @@ mod tests {
                 "{body}"
             );
         }
+    }
+
+    #[test]
+    fn every_broken_bound_of_a_body_is_found_in_the_order_of_the_checks() {
+        let body =
+            json!({"priority": 100, "labels": ["x", "x"], "tags": [{"key": "abcd"}, {"key": "a"}, {"key": "wxyz"}]});
+        let found: Vec<_> = body_violations(CHECKS, &body)
+            .into_iter()
+            .map(|(field, _)| field)
+            .collect();
+        assert_eq!(found, ["priority", "labels", "tags[0].key", "tags[2].key"]);
     }
 
     #[test]

@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::time::Instant;
 use vidplat_core::{
-    CallFailure, ConfigError, Delivery, FailureKind, Method, OperationMeta, Quota, QuotaConfig, QuotaLimiter, Reading,
-    Response, ResponseFuture, RetryPolicy, Runtime, Service, ServiceTable, TimeoutKind, Timeouts, Transport,
+    CallFailure, Check, ConfigError, Delivery, FailureKind, Method, NotSendable, OperationMeta, Quota, QuotaConfig,
+    QuotaLimiter, Reading, Refusal, Response, ResponseFuture, RetryPolicy, Rule, Runtime, Service, ServiceTable,
+    TimeoutKind, Timeouts, Transport,
 };
 
 const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMeta {
@@ -50,6 +51,23 @@ const OPS: &[OperationMeta] = &[
         success_members: &[],
         success_statuses: &[200..=299],
         ..op("touch_task", Method::Put, "/v1/tasks/{task-id}/touch")
+    },
+    OperationMeta {
+        checks: &[
+            Check {
+                at: "query.per_page",
+                rule: Rule::Maximum(100.0),
+            },
+            Check {
+                at: "body.priority",
+                rule: Rule::Maximum(99.0),
+            },
+            Check {
+                at: "body.tags[].key",
+                rule: Rule::MaxLength(3),
+            },
+        ],
+        ..op("bounded_task", Method::Post, "/v1/tasks/{task-id}/bounded")
     },
 ];
 
@@ -231,7 +249,7 @@ async fn no_value_can_move_the_request_off_the_base_url_or_its_path() {
             .prepare::<serde_json::Value>()
             .unwrap_err();
         assert!(
-            matches!(&failure.kind, FailureKind::InvalidInput { field, .. } if field == "task_id"),
+            matches!(&failure.kind, FailureKind::InvalidInput(refusals) if refusals.iter().map(Refusal::path).eq(["task_id"])),
             "{climbing:?}: {failure}"
         );
         assert_eq!(failure.delivery, Delivery::NotSent);
@@ -262,7 +280,76 @@ async fn no_value_can_move_the_request_off_the_base_url_or_its_path() {
         .path("task-id", Ok(1))
         .prepare::<()>()
         .unwrap_err();
-    assert!(matches!(failure.kind, FailureKind::Refused(_)), "{failure}");
+    assert!(
+        matches!(
+            failure.kind,
+            FailureKind::Refused(NotSendable::NotThisService {
+                operation: "get_task",
+                service: Service::Encoder
+            })
+        ),
+        "{failure}"
+    );
+}
+
+#[test]
+fn every_value_a_request_breaks_is_refused_at_once() {
+    let script = Scripted::new(&[answer(200).body("{}")]);
+    let rt = runtime(&script).build().unwrap();
+    let failure = rt
+        .request(row("bounded_task"))
+        .path("task-id", Ok(".."))
+        .query("per_page", Ok(Some(101)))
+        .query::<u32>("page", Err(Refusal::new("must be at least 1").at("page")))
+        .json(Ok(
+            serde_json::json!({"priority": 100, "tags": [{"key": "abcd"}, {"key": "ok"}, {"key": "wxyz"}]}),
+        ))
+        .prepare::<serde_json::Value>()
+        .unwrap_err();
+    let FailureKind::InvalidInput(refusals) = &failure.kind else {
+        panic!("{failure}");
+    };
+    let found: Vec<_> = refusals.iter().map(|r| (r.path(), r.rule())).collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "task_id",
+                "must not be `.` or `..` (it fills a path segment, and would change which path is asked for)"
+            ),
+            ("per_page", "must be at most 100 (maximum)"),
+            ("page", "must be at least 1"),
+            ("priority", "must be at most 99 (maximum)"),
+            ("tags[0].key", "must have at most 3 characters (maxLength)"),
+            ("tags[2].key", "must have at most 3 characters (maxLength)"),
+        ]
+    );
+    assert_eq!(
+        failure.to_string(),
+        "encoder bounded_task: invalid input, not sent: `task_id` must not be `.` or `..` (it fills a path segment, \
+         and would change which path is asked for); `per_page` must be at most 100 (maximum); `page` must be at least 1; \
+         `priority` must be at most 99 (maximum); `tags[0].key` must have at most 3 characters (maxLength); \
+         `tags[2].key` must have at most 3 characters (maxLength)"
+    );
+    assert_eq!(script.sent(), 0);
+}
+
+#[test]
+fn a_value_that_is_not_one_scalar_cannot_fill_a_path_segment() {
+    let script = Scripted::new(&[]);
+    let rt = runtime(&script).build().unwrap();
+    let failure = rt
+        .request(row("get_task"))
+        .path("task-id", Ok(vec![1, 2]))
+        .prepare::<serde_json::Value>()
+        .unwrap_err();
+    assert!(
+        matches!(
+            &failure.kind,
+            FailureKind::Refused(NotSendable::NotSerialisable { member: "task-id", reason }) if reason == "is not a single value but a list"
+        ),
+        "{failure}"
+    );
 }
 
 #[tokio::test(start_paused = true)]

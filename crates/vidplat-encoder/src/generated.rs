@@ -2297,7 +2297,7 @@ vms_config.config_overrides.category_id is required.*/
                     (Ok(id),) => Ok(Self { id }),
                     (id,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[id.as_ref().err()],
                             ),
                         )
@@ -2363,7 +2363,7 @@ vms_config.config_overrides.category_id is required.*/
                     (Ok(objstore), Ok(extra)) => Ok(Self { objstore, extra }),
                     (objstore, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[objstore.as_ref().err(), extra.as_ref().err()],
                             ),
                         )
@@ -2432,7 +2432,7 @@ vms_config.config_overrides.category_id is required.*/
                     (Ok(code), Ok(message)) => Ok(Self { code, message }),
                     (code, message) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[code.as_ref().err(), message.as_ref().err()],
                             ),
                         )
@@ -2489,7 +2489,7 @@ vms_config.config_overrides.category_id is required.*/
                     (Ok(external_id),) => Ok(Self { external_id }),
                     (external_id,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[external_id.as_ref().err()],
                             ),
                         )
@@ -2560,7 +2560,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (multi_audio_flag, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[multi_audio_flag.as_ref().err(), extra.as_ref().err()],
                             ),
                         )
@@ -2648,7 +2648,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (filename, filesize, filetime) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     filename.as_ref().err(),
                                     filesize.as_ref().err(),
@@ -2769,7 +2769,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (notify_error, notify_imported_tasks, notify_ready, updated_at) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     notify_error.as_ref().err(),
                                     notify_imported_tasks.as_ref().err(),
@@ -2868,7 +2868,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (notify_error, notify_imported_tasks, notify_ready) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     notify_error.as_ref().err(),
                                     notify_imported_tasks.as_ref().err(),
@@ -2948,7 +2948,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (authentication_method, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     authentication_method.as_ref().err(),
                                     extra.as_ref().err(),
@@ -3274,7 +3274,7 @@ vms_config.config_overrides.category_id is required.*/
                         vms_config,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     created_at.as_ref().err(),
                                     dash_config.as_ref().err(),
@@ -3591,7 +3591,7 @@ vms_config.config_overrides.category_id is required.*/
                         vms_config,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     dash_config.as_ref().err(),
                                     description.as_ref().err(),
@@ -3674,7 +3674,7 @@ vms_config.config_overrides.category_id is required.*/
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -3758,7 +3758,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (destination, filename_prefix, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     destination.as_ref().err(),
                                     filename_prefix.as_ref().err(),
@@ -3848,7 +3848,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (video, watermarks, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     video.as_ref().err(),
                                     watermarks.as_ref().err(),
@@ -3920,7 +3920,7 @@ vms_config.config_overrides.category_id is required.*/
                     (Ok(height), Ok(extra)) => Ok(Self { height, extra }),
                     (height, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[height.as_ref().err(), extra.as_ref().err()],
                             ),
                         )
@@ -4225,7 +4225,7 @@ vms_config.config_overrides.category_id is required.*/
                         vms_config,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     dash_config.as_ref().err(),
                                     description.as_ref().err(),
@@ -4435,7 +4435,7 @@ vms_config.config_overrides.category_id is required.*/
                         vms_config,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     created_at.as_ref().err(),
                                     description.as_ref().err(),
@@ -4575,7 +4575,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (description, name, presets, share, vms_config) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     description.as_ref().err(),
                                     name.as_ref().err(),
@@ -4640,7 +4640,7 @@ vms_config.config_overrides.category_id is required.*/
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -4772,7 +4772,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (description, name, presets, share, vms_config) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     description.as_ref().err(),
                                     name.as_ref().err(),
@@ -4848,7 +4848,7 @@ vms_config.config_overrides.category_id is required.*/
                     (Ok(seek_preview), Ok(extra)) => Ok(Self { seek_preview, extra }),
                     (seek_preview, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[seek_preview.as_ref().err(), extra.as_ref().err()],
                             ),
                         )
@@ -5308,7 +5308,7 @@ vms_config.config_overrides.category_id is required.*/
                         vms_config,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     created_at.as_ref().err(),
                                     destination.as_ref().err(),
@@ -5524,7 +5524,7 @@ vms_config.config_overrides.category_id is required.*/
                         waiting,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     canceled.as_ref().err(),
                                     canceling.as_ref().err(),
@@ -5840,7 +5840,7 @@ vms_config.config_overrides.category_id is required.*/
                         vms_config,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     episode_name.as_ref().err(),
                                     input_filepath.as_ref().err(),
@@ -6011,7 +6011,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (created_at, id, import_status, name, task_status, updated_at) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     created_at.as_ref().err(),
                                     id.as_ref().err(),
@@ -6079,7 +6079,7 @@ vms_config.config_overrides.category_id is required.*/
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -6237,7 +6237,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (current_page, data, from, last_page, per_page, to, total) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     current_page.as_ref().err(),
                                     data.as_ref().err(),
@@ -6363,7 +6363,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (failure_count, success_count, tasks, transaction) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     failure_count.as_ref().err(),
                                     success_count.as_ref().err(),
@@ -6442,7 +6442,7 @@ vms_config.config_overrides.category_id is required.*/
                     }
                     (config_overrides, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[config_overrides.as_ref().err(), extra.as_ref().err()],
                             ),
                         )
@@ -6510,7 +6510,7 @@ vms_config.config_overrides.category_id is required.*/
                     (Ok(category_id), Ok(extra)) => Ok(Self { category_id, extra }),
                     (category_id, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[category_id.as_ref().err(), extra.as_ref().err()],
                             ),
                         )

@@ -5361,7 +5361,7 @@ pub mod types {
                     (Ok(responses),) => Ok(Self { responses }),
                     (responses,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[responses.as_ref().err()],
                             ),
                         )
@@ -5493,7 +5493,7 @@ pub mod types {
                     }
                     (created_at, id, name, statistics, updated_at) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     created_at.as_ref().err(),
                                     id.as_ref().err(),
@@ -5554,7 +5554,7 @@ pub mod types {
                     (Ok(name),) => Ok(Self { name }),
                     (name,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[name.as_ref().err()],
                             ),
                         )
@@ -5607,7 +5607,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -5674,7 +5674,7 @@ pub mod types {
                     (Ok(id), Ok(name)) => Ok(Self { id, name }),
                     (id, name) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[id.as_ref().err(), name.as_ref().err()],
                             ),
                         )
@@ -5746,7 +5746,7 @@ pub mod types {
                     (Ok(id), Ok(parents)) => Ok(Self { id, parents }),
                     (id, parents) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[id.as_ref().err(), parents.as_ref().err()],
                             ),
                         )
@@ -5859,7 +5859,7 @@ pub mod types {
                     }
                     (content_count, date, total_duration, total_filesize) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content_count.as_ref().err(),
                                     date.as_ref().err(),
@@ -5919,7 +5919,7 @@ pub mod types {
                     (Ok(name),) => Ok(Self { name }),
                     (name,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[name.as_ref().err()],
                             ),
                         )
@@ -6020,7 +6020,7 @@ pub mod types {
                     }
                     (data, poster_id, start_time, title) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     poster_id.as_ref().err(),
@@ -6128,7 +6128,7 @@ pub mod types {
                     }
                     (data, poster_name, start_time, title) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     poster_name.as_ref().err(),
@@ -6235,7 +6235,7 @@ pub mod types {
                     }
                     (data, poster_id, start_time, title) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     data.as_ref().err(),
                                     poster_id.as_ref().err(),
@@ -6839,7 +6839,7 @@ pub mod types {
                         updated_at,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     category_id.as_ref().err(),
                                     chapters.as_ref().err(),
@@ -7433,7 +7433,7 @@ pub mod types {
                         type_,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     category_id.as_ref().err(),
                                     chapters.as_ref().err(),
@@ -7626,7 +7626,7 @@ pub mod types {
                     }
                     (content, filename, name, title, type_, url) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content.as_ref().err(),
                                     filename.as_ref().err(),
@@ -7740,7 +7740,7 @@ pub mod types {
                     }
                     (current_page, data, per_page, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     current_page.as_ref().err(),
                                     data.as_ref().err(),
@@ -7927,7 +7927,7 @@ pub mod types {
                         width,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content.as_ref().err(),
                                     format.as_ref().err(),
@@ -8090,7 +8090,7 @@ pub mod types {
                     }
                     (documents, name, posters, stream_sets, streams, subtitles) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     documents.as_ref().err(),
                                     name.as_ref().err(),
@@ -8209,7 +8209,7 @@ pub mod types {
                     }
                     (categories, labels, type_, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     categories.as_ref().err(),
                                     labels.as_ref().err(),
@@ -8277,7 +8277,7 @@ pub mod types {
                     (Ok(statistics),) => Ok(Self { statistics }),
                     (statistics,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[statistics.as_ref().err()],
                             ),
                         )
@@ -8681,7 +8681,7 @@ pub mod types {
                         width,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     audio_bitrate.as_ref().err(),
                                     audio_codec.as_ref().err(),
@@ -8839,7 +8839,7 @@ pub mod types {
                     }
                     (distribution_id, name, stream_names, subtitle_names) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     distribution_id.as_ref().err(),
                                     name.as_ref().err(),
@@ -8987,7 +8987,7 @@ pub mod types {
                     }
                     (content, format, label, language, name, url) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content.as_ref().err(),
                                     format.as_ref().err(),
@@ -9491,7 +9491,7 @@ pub mod types {
                         updated_at,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     category_id.as_ref().err(),
                                     chapters.as_ref().err(),
@@ -10027,7 +10027,7 @@ pub mod types {
                         type_,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     category_id.as_ref().err(),
                                     chapters.as_ref().err(),
@@ -10201,7 +10201,7 @@ pub mod types {
                     }
                     (card_options, created_at, id, updated_at, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     card_options.as_ref().err(),
                                     created_at.as_ref().err(),
@@ -10297,7 +10297,7 @@ pub mod types {
                     }
                     (timing, type_, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     timing.as_ref().err(),
                                     type_.as_ref().err(),
@@ -10376,7 +10376,7 @@ pub mod types {
                     }
                     (bytes_downloaded, date) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[bytes_downloaded.as_ref().err(), date.as_ref().err()],
                             ),
                         )
@@ -10562,7 +10562,7 @@ pub mod types {
                         url,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content.as_ref().err(),
                                     created_at.as_ref().err(),
@@ -10632,7 +10632,7 @@ pub mod types {
                     (Ok(requests),) => Ok(Self { requests }),
                     (requests,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[requests.as_ref().err()],
                             ),
                         )
@@ -10748,7 +10748,7 @@ pub mod types {
                     }
                     (content, filename, title, type_, url) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content.as_ref().err(),
                                     filename.as_ref().err(),
@@ -10813,7 +10813,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -10929,7 +10929,7 @@ pub mod types {
                     }
                     (content, filename, title, type_, url) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content.as_ref().err(),
                                     filename.as_ref().err(),
@@ -11007,7 +11007,7 @@ pub mod types {
                     (Ok(code), Ok(message)) => Ok(Self { code, message }),
                     (code, message) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[code.as_ref().err(), message.as_ref().err()],
                             ),
                         )
@@ -11176,7 +11176,7 @@ pub mod types {
                         updated_at,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     created_at.as_ref().err(),
                                     description.as_ref().err(),
@@ -11246,7 +11246,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -11363,7 +11363,7 @@ pub mod types {
                     }
                     (conditions, forward_type, target_content_name, target_image_url) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     conditions.as_ref().err(),
                                     forward_type.as_ref().err(),
@@ -11473,7 +11473,7 @@ pub mod types {
                     }
                     (created_at, id, name, updated_at) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     created_at.as_ref().err(),
                                     id.as_ref().err(),
@@ -11532,7 +11532,7 @@ pub mod types {
                     (Ok(name),) => Ok(Self { name }),
                     (name,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[name.as_ref().err()],
                             ),
                         )
@@ -11585,7 +11585,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -11635,7 +11635,7 @@ pub mod types {
                     (Ok(name),) => Ok(Self { name }),
                     (name,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[name.as_ref().err()],
                             ),
                         )
@@ -11752,7 +11752,7 @@ pub mod types {
                     }
                     (masthead, password, type_, username, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     masthead.as_ref().err(),
                                     password.as_ref().err(),
@@ -12206,7 +12206,7 @@ pub mod types {
                         extra,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     authentication.as_ref().err(),
                                     chat_room_id.as_ref().err(),
@@ -12416,7 +12416,7 @@ pub mod types {
                         extra,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     category.as_ref().err(),
                                     created_at.as_ref().err(),
@@ -12496,7 +12496,7 @@ pub mod types {
                     (Ok(text), Ok(extra)) => Ok(Self { text, extra }),
                     (text, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[text.as_ref().err(), extra.as_ref().err()],
                             ),
                         )
@@ -12948,7 +12948,7 @@ pub mod types {
                         video_url,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     category.as_ref().err(),
                                     chapters.as_ref().err(),
@@ -13066,7 +13066,7 @@ pub mod types {
                     (Ok(interval), Ok(extra)) => Ok(Self { interval, extra }),
                     (interval, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[interval.as_ref().err(), extra.as_ref().err()],
                             ),
                         )
@@ -13375,7 +13375,7 @@ pub mod types {
                         extra,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     audio_bitrate.as_ref().err(),
                                     audio_codec.as_ref().err(),
@@ -13626,7 +13626,7 @@ pub mod types {
                         extra,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     category.as_ref().err(),
                                     content_type.as_ref().err(),
@@ -13758,7 +13758,7 @@ pub mod types {
                     }
                     (description, primary_poster_id, title, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     description.as_ref().err(),
                                     primary_poster_id.as_ref().err(),
@@ -13875,7 +13875,7 @@ pub mod types {
                     }
                     (description, primary_poster_name, title, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     description.as_ref().err(),
                                     primary_poster_name.as_ref().err(),
@@ -13991,7 +13991,7 @@ pub mod types {
                     }
                     (description, primary_poster_id, title, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     description.as_ref().err(),
                                     primary_poster_id.as_ref().err(),
@@ -14121,7 +14121,7 @@ pub mod types {
                         playlist_title,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     playlist_description.as_ref().err(),
                                     playlist_items.as_ref().err(),
@@ -14213,7 +14213,7 @@ pub mod types {
                     }
                     (operand, parameter, value) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     operand.as_ref().err(),
                                     parameter.as_ref().err(),
@@ -14440,7 +14440,7 @@ pub mod types {
                         width,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content.as_ref().err(),
                                     created_at.as_ref().err(),
@@ -14514,7 +14514,7 @@ pub mod types {
                     (Ok(requests),) => Ok(Self { requests }),
                     (requests,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[requests.as_ref().err()],
                             ),
                         )
@@ -14674,7 +14674,7 @@ pub mod types {
                         width,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content.as_ref().err(),
                                     format.as_ref().err(),
@@ -14743,7 +14743,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -14795,7 +14795,7 @@ pub mod types {
                     (Ok(order),) => Ok(Self { order }),
                     (order,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[order.as_ref().err()],
                             ),
                         )
@@ -14958,7 +14958,7 @@ pub mod types {
                         width,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content.as_ref().err(),
                                     format.as_ref().err(),
@@ -15042,7 +15042,7 @@ pub mod types {
                     (Ok(id), Ok(extra)) => Ok(Self { id, extra }),
                     (id, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[id.as_ref().err(), extra.as_ref().err()],
                             ),
                         )
@@ -15112,7 +15112,7 @@ pub mod types {
                     (Ok(id), Ok(name)) => Ok(Self { id, name }),
                     (id, name) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[id.as_ref().err(), name.as_ref().err()],
                             ),
                         )
@@ -15169,7 +15169,7 @@ pub mod types {
                     (Ok(name),) => Ok(Self { name }),
                     (name,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[name.as_ref().err()],
                             ),
                         )
@@ -15221,7 +15221,7 @@ pub mod types {
                     (Ok(revoked_audience),) => Ok(Self { revoked_audience }),
                     (revoked_audience,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[revoked_audience.as_ref().err()],
                             ),
                         )
@@ -15324,7 +15324,7 @@ pub mod types {
                     }
                     (operand, path, value, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     operand.as_ref().err(),
                                     path.as_ref().err(),
@@ -15560,7 +15560,7 @@ pub mod types {
                         updated_at,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     access_denial_timeout.as_ref().err(),
                                     configurations.as_ref().err(),
@@ -15837,7 +15837,7 @@ pub mod types {
                         extra,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     client_id.as_ref().err(),
                                     client_secret.as_ref().err(),
@@ -16385,7 +16385,7 @@ pub mod types {
                         extra,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     authentication.as_ref().err(),
                                     chat_room_id.as_ref().err(),
@@ -16644,7 +16644,7 @@ pub mod types {
                         extra,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     category.as_ref().err(),
                                     created_at.as_ref().err(),
@@ -16718,7 +16718,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -16907,7 +16907,7 @@ pub mod types {
                         extra,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     common_name.as_ref().err(),
                                     fingerprint_sha1.as_ref().err(),
@@ -17348,7 +17348,7 @@ pub mod types {
                         width,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     audio_bitrate.as_ref().err(),
                                     audio_codec.as_ref().err(),
@@ -17446,7 +17446,7 @@ pub mod types {
                     (Ok(requests),) => Ok(Self { requests }),
                     (requests,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[requests.as_ref().err()],
                             ),
                         )
@@ -17829,7 +17829,7 @@ pub mod types {
                         width,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     audio_bitrate.as_ref().err(),
                                     audio_codec.as_ref().err(),
@@ -17924,7 +17924,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -17991,7 +17991,7 @@ pub mod types {
                     (Ok(key), Ok(value)) => Ok(Self { key, value }),
                     (key, value) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[key.as_ref().err(), value.as_ref().err()],
                             ),
                         )
@@ -18143,7 +18143,7 @@ pub mod types {
                         updated_at,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     created_at.as_ref().err(),
                                     distribution_id.as_ref().err(),
@@ -18261,7 +18261,7 @@ pub mod types {
                     }
                     (distribution_id, name, streams, subtitles) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     distribution_id.as_ref().err(),
                                     name.as_ref().err(),
@@ -18324,7 +18324,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -18379,7 +18379,7 @@ pub mod types {
                     (Ok(name),) => Ok(Self { name }),
                     (name,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[name.as_ref().err()],
                             ),
                         )
@@ -18464,7 +18464,7 @@ pub mod types {
                     }
                     (distribution_id, streams, subtitles) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     distribution_id.as_ref().err(),
                                     streams.as_ref().err(),
@@ -18858,7 +18858,7 @@ pub mod types {
                         width,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     audio_bitrate.as_ref().err(),
                                     audio_codec.as_ref().err(),
@@ -19101,7 +19101,7 @@ pub mod types {
                         url_lifetime,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     created_at.as_ref().err(),
                                     description.as_ref().err(),
@@ -19176,7 +19176,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -19246,7 +19246,7 @@ pub mod types {
                     (Ok(conditions), Ok(then)) => Ok(Self { conditions, then }),
                     (conditions, then) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[conditions.as_ref().err(), then.as_ref().err()],
                             ),
                         )
@@ -19432,7 +19432,7 @@ pub mod types {
                         url,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content.as_ref().err(),
                                     created_at.as_ref().err(),
@@ -19502,7 +19502,7 @@ pub mod types {
                     (Ok(requests),) => Ok(Self { requests }),
                     (requests,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[requests.as_ref().err()],
                             ),
                         )
@@ -19618,7 +19618,7 @@ pub mod types {
                     }
                     (content, format, label, language, url) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content.as_ref().err(),
                                     format.as_ref().err(),
@@ -19683,7 +19683,7 @@ pub mod types {
                     (Ok(data),) => Ok(Self { data }),
                     (data,) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[data.as_ref().err()],
                             ),
                         )
@@ -19799,7 +19799,7 @@ pub mod types {
                     }
                     (content, format, label, language, url) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     content.as_ref().err(),
                                     format.as_ref().err(),
@@ -19873,7 +19873,7 @@ pub mod types {
                     (Ok(key), Ok(value)) => Ok(Self { key, value }),
                     (key, value) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[key.as_ref().err(), value.as_ref().err()],
                             ),
                         )
@@ -20009,7 +20009,7 @@ pub mod types {
                     }
                     (categories, conditions, labels, type_, extra) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     categories.as_ref().err(),
                                     conditions.as_ref().err(),
@@ -20262,7 +20262,7 @@ pub mod types {
                         updated_at,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     access_denial_timeout.as_ref().err(),
                                     configurations.as_ref().err(),
@@ -20471,7 +20471,7 @@ pub mod types {
                         status,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     access_denial_timeout.as_ref().err(),
                                     configurations.as_ref().err(),
@@ -20588,7 +20588,7 @@ pub mod types {
                     }
                     (current_page, data, per_page, truncated) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     current_page.as_ref().err(),
                                     data.as_ref().err(),
@@ -20666,7 +20666,7 @@ pub mod types {
                     (Ok(id), Ok(signing_key)) => Ok(Self { id, signing_key }),
                     (id, signing_key) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[id.as_ref().err(), signing_key.as_ref().err()],
                             ),
                         )
@@ -20848,7 +20848,7 @@ pub mod types {
                         status,
                     ) => {
                         Err(
-                            ::vidplat_core::__private::first_refusal(
+                            ::vidplat_core::__private::refused_members(
                                 &[
                                     access_denial_timeout.as_ref().err(),
                                     configurations.as_ref().err(),

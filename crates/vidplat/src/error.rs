@@ -4,7 +4,9 @@ use std::fmt;
 use std::time::Duration;
 use vidplat_core::{escape_controls, may_send_again, CallFailure, Delivery, FailureKind, Method, Service};
 
-pub use vidplat_core::{ApiError, ConfigError, DecodeError, Quota, ServiceErrorCode, TimeoutKind};
+pub use vidplat_core::{
+    ApiError, ConfigError, DecodeError, NotSendable, Quota, Refusal, Refusals, ServiceErrorCode, TimeoutKind,
+};
 
 /// Everything that can go wrong in a call. `#[non_exhaustive]`: match the
 /// kinds you handle and keep a catch-all arm.
@@ -20,13 +22,14 @@ pub enum Error {
     /// body under a 2xx status. (Boxed, like every `ApiError` here, to keep
     /// `Result<_, Error>` small.)
     Api(Box<ApiError>),
-    /// The request was refused before it left: a value breaks a documented bound.
-    InvalidInput {
-        /// A query parameter, or a body member's path (`tags[1].key`).
-        field: String,
-        /// The rule broken.
-        rule: String,
-    },
+    /// The request was refused before it left: values break documented
+    /// bounds. Every one found, each by its member's whole path (a parameter,
+    /// or a body member's path: `tags[1].key`) and the rule it breaks.
+    InvalidInput(Refusals),
+    /// The request could not be written at all (a builder given another
+    /// service's client, a value that does not serialise, a route naming a
+    /// parameter the operation lacks); nothing was sent.
+    NotSendable(NotSendable),
     /// A usage limit: the server's 429 (`response` holds its code, message and
     /// `Retry-After`), or the client-side limiter (`response` is `None`,
     /// nothing was sent).
@@ -230,9 +233,8 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Api(api) => api.fmt(f),
-            Error::InvalidInput { field, rule } => {
-                write!(f, "invalid input, not sent: `{}` {rule}", escape_controls(field))
-            }
+            Error::InvalidInput(refusals) => write!(f, "invalid input, not sent: {refusals}"),
+            Error::NotSendable(reason) => write!(f, "not sent: {reason}"),
             Error::RateLimited {
                 quota,
                 retry_after,
@@ -337,8 +339,8 @@ impl From<CallFailure> for Error {
     fn from(failure: CallFailure) -> Self {
         let method = Some(failure.method);
         match failure.kind {
-            FailureKind::InvalidInput { field, rule } => Error::InvalidInput { field, rule },
-            FailureKind::Refused(why) => Error::Config(ConfigError::Refused(why)),
+            FailureKind::InvalidInput(refusals) => Error::InvalidInput(refusals),
+            FailureKind::Refused(reason) => Error::NotSendable(reason),
             FailureKind::Quota(refusal) => Error::RateLimited {
                 quota: refusal.quota,
                 retry_after: refusal.retry_after,
@@ -367,7 +369,6 @@ impl From<CallFailure> for Error {
             },
             FailureKind::AlreadyDeleted(api) => Error::AlreadyDeleted(api),
             FailureKind::Decode(error) => Error::Decode(error),
-            _ => Error::Config(ConfigError::Refused(failure.to_string())),
         }
     }
 }

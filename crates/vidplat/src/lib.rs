@@ -74,7 +74,11 @@
 //! match client.encoder()?.get_task().task_id(7).call().await {
 //!     Ok(task) => println!("task 7 is {:?}", task.status),
 //!     Err(error) if error.code_as::<ErrorCode>() == Some(ErrorCode::ModelNotFound) => println!("no task 7"),
-//!     Err(Error::InvalidInput { field, rule }) => println!("not sent: {field} {rule}"),
+//!     Err(Error::InvalidInput(refusals)) => {
+//!         for refusal in refusals.iter() {
+//!             println!("not sent: `{}` {}", refusal.path(), refusal.rule());
+//!         }
+//!     }
 //!     Err(error) => return Err(error),
 //! }
 //! # Ok(()) }
@@ -293,8 +297,8 @@ pub mod prelude {
     pub use futures_util::{StreamExt as _, TryStreamExt as _};
 }
 pub use error::{
-    ApiError, ConfigError, DecodeError, Error, PagingProblem, Quota, ServiceErrorCode, TimeoutError, TimeoutKind,
-    TransportError,
+    ApiError, ConfigError, DecodeError, Error, NotSendable, PagingProblem, Quota, Refusal, Refusals, ServiceErrorCode,
+    TimeoutError, TimeoutKind, TransportError,
 };
 #[cfg(feature = "machine-quota")]
 pub use machine_quota::MachineQuota;

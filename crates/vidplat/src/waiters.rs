@@ -263,10 +263,7 @@ async fn get_task(client: &Client, task_id: NonZeroU64) -> Result<Task, Error> {
 /// An id a waiter was given that breaks its rule (a response's `None`, 0): nothing is polled.
 /// A waiter's id refused before anything was sent: the member it stands for, and why.
 fn refused_id(field: &str, refusal: vidplat_core::Refusal) -> Error {
-    Error::InvalidInput {
-        field: field.into(),
-        rule: refusal.rule().to_owned(),
-    }
+    Error::InvalidInput(vidplat_core::Refusal::new(refusal.rule().to_owned()).at(field).into())
 }
 
 /// Waits for many tasks, a bounded number polled at once: `.await` gives each

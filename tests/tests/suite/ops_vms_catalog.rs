@@ -375,10 +375,12 @@ async fn with_playlist_name_outside_the_documented_pattern() {
         .unwrap_err();
     // Names match `^[0-9a-zA-Z-_]+$`: a space, a slash or 動画 is refused before anything is sent.
     wire.assert_nothing_sent().await;
-    match vidplat::Error::from(error) {
-        vidplat::Error::InvalidInput { field, .. } => assert_eq!(field, "playlist_name"),
-        other => panic!("expected InvalidInput, got {other:?}"),
-    }
+    let error = vidplat::Error::from(error);
+    assert_eq!(
+        vidplat_tests::only_refusal(&error).map(|(field, _)| field),
+        Some("playlist_name"),
+        "{error:?}"
+    );
 }
 
 // ------------------------------------------------------------- viewing pages

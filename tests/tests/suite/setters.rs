@@ -7,10 +7,18 @@ use vidplat::encoder::types::{PresetCreate, PresetStream, PresetStreamVideo, Pro
 use vidplat::vms::types::{ContentCreate, ContentStreamCreate};
 use vidplat::{Call, Error};
 
-fn refused(error: Error) -> (String, String) {
+/// Every refusal of an error refused before sending, as `(path, rule)`.
+fn every_refusal(error: Error) -> Vec<(String, String)> {
     match error {
-        Error::InvalidInput { field, rule } => (field, rule),
-        other => panic!("expected a refusal before sending, got {other:?}"),
+        Error::InvalidInput(refusals) => refusals.into_iter().map(vidplat::Refusal::into_parts).collect(),
+        other => panic!("expected refusals before sending, got {other:?}"),
+    }
+}
+
+fn refused(error: Error) -> (String, String) {
+    match vidplat_tests::only_refusal(&error) {
+        Some((field, rule)) => (field.to_owned(), rule.to_owned()),
+        None => panic!("expected one refusal before sending, got {error:?}"),
     }
 }
 
@@ -57,11 +65,31 @@ async fn nested_builders_and_arrays_name_the_whole_path() {
         ("streams[0].format".to_owned(), "is required".to_owned())
     );
 
-    // A string that is not a UUID, where the YAML says uuid.
+    // A string that is not a UUID, where the YAML says uuid; and every other
+    // member the body refuses, at once, in the builder's order.
     let body = ContentCreate::builder().title("t").category_id("cat-1");
-    let (field, rule) = refused(wire.vms().register_content().body(body).call().await.unwrap_err());
-    assert_eq!(field, "category_id");
-    assert!(rule.starts_with("is not a UUID"), "{rule}");
+    let refusals = every_refusal(wire.vms().register_content().body(body).call().await.unwrap_err());
+    let fields: Vec<&str> = refusals.iter().map(|(field, _)| field.as_str()).collect();
+    assert_eq!(fields, ["category_id", "stream_sets", "streams"], "{refusals:?}");
+    assert!(refusals[0].1.starts_with("is not a UUID"), "{refusals:?}");
+    assert_eq!(refusals[1].1, "is required");
+
+    // Refusals inside nested builders and outside the body come together.
+    let body = ContentCreate::builder()
+        .title("t")
+        .category_id("0b6c8e0e-5d3a-4c7e-9f51-2a4d6e8f0001")
+        .streams([
+            ContentStreamCreate::builder().name("main"),
+            ContentStreamCreate::builder().path("/b/index.m3u8"),
+        ])
+        .stream_sets(Vec::<vidplat::vms::types::ContentStreamSetCreate>::new());
+    let refusals = every_refusal(wire.vms().register_content().body(body).call().await.unwrap_err());
+    let fields: Vec<&str> = refusals.iter().map(|(field, _)| field.as_str()).collect();
+    assert_eq!(
+        fields,
+        ["streams[0].format", "streams[0].path", "streams[1].format"],
+        "{refusals:?}"
+    );
 
     // An array element breaking its rule (no whitespace in angle labels).
     let body = vidplat_tests::task_body().multi_angle_labels(["front", "back side"]);
@@ -181,7 +209,7 @@ async fn an_update_built_from_a_read_resource_sends_what_was_read() {
         let vms = wire.vms();
         async move {
             let update = ContentUpdate::builder_from(&read);
-            refused(
+            every_refusal(
                 vms.update_content()
                     .content_name("c")
                     .body(update)
@@ -194,11 +222,15 @@ async fn an_update_built_from_a_read_resource_sends_what_was_read() {
     let mut long = read.clone();
     long.title = Some("x".repeat(201));
     long.chapters[0].poster_id = Some("not-a-uuid".into());
-    let (field, rule) = refusal(long.clone()).await;
-    assert_eq!(field, "chapters[0].poster_id", "{rule}");
-    assert!(rule.contains("is not a UUID"), "{rule}");
+    let refusals = refusal(long.clone()).await;
+    let fields: Vec<&str> = refusals.iter().map(|(field, _)| field.as_str()).collect();
+    assert_eq!(fields, ["chapters[0].poster_id", "title"], "{refusals:?}");
+    assert!(refusals[0].1.contains("is not a UUID"), "{refusals:?}");
     long.chapters.clear();
-    let (field, rule) = refusal(long).await;
-    assert_eq!(field, "title", "{rule}");
+    let refusals = refusal(long).await;
+    assert_eq!(
+        refusals,
+        [("title".to_owned(), "longer than 200 characters".to_owned())]
+    );
     wire.assert_nothing_sent().await;
 }

@@ -113,7 +113,12 @@ async fn failed_and_canceled_carry_the_error_code() {
 async fn an_id_a_response_lacks_is_refused_before_any_poll() {
     let (client, polls, _mock) = play(&[task("ready", 0)]);
     match client.wait_for_task(None::<i64>).await {
-        Err(Error::InvalidInput { field, .. }) => assert_eq!(field, "task_id"),
+        Err(error @ Error::InvalidInput(_)) => {
+            assert_eq!(
+                vidplat_tests::only_refusal(&error).map(|(field, _)| field),
+                Some("task_id")
+            )
+        }
         other => panic!("{other:?}"),
     }
     assert_eq!(polls.calls(), 0);

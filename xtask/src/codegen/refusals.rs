@@ -128,7 +128,7 @@ fn build_in_one_match(f: &mut syn::ImplItemFn) -> Result<()> {
         match (#(value.#members,)*) {
             (#(Ok(#members),)*) => Ok(Self { #(#members),* }),
             (#(#members,)*) => Err(
-                ::vidplat_core::__private::first_refusal(&[#(#members.as_ref().err()),*]),
+                ::vidplat_core::__private::refused_members(&[#(#members.as_ref().err()),*]),
             ),
         }
     });
@@ -220,7 +220,7 @@ mod tests {
         // One match over every member, no `?` each.
         assert!(code.contains("match (value . height , value . extra ,)"), "{code}");
         assert!(
-            code.contains("first_refusal (& [height . as_ref () . err () , extra . as_ref () . err ()])"),
+            code.contains("refused_members (& [height . as_ref () . err () , extra . as_ref () . err ()])"),
             "{code}"
         );
         assert!(!code.contains("value . height ?"), "{code}");

@@ -379,7 +379,7 @@ pub async fn run(invocation: super::Invocation<'_, '_>) -> Result<(), Failure> {
             ExportError::State(vidplat_export::StateError::OtherParameters { .. }) => {
                 Failure::invalid("export", error.to_string())
             }
-            ExportError::Call { source, .. } | ExportError::NotSent(source) => Failure::Sdk(source),
+            ExportError::Call { source, .. } | ExportError::NotSent(source) => source.into(),
             other => Failure::Export(other.to_string()),
         })?;
     match ran {

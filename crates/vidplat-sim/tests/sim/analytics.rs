@@ -777,7 +777,7 @@ async fn invalid_parameters_answer_400_and_unknown_situations_404() -> Result<()
     // A sort without its direction breaks the YAML's `key|asc|desc` pattern: refused before sending.
     let undirected = analytics.cloud_by_os().sort("play_started_count").call().await;
     assert!(
-        matches!(&undirected, Err(vidplat::Error::InvalidInput { field, .. }) if field == "sort"),
+        matches!(&undirected, Err(vidplat::Error::InvalidInput(refusals)) if refusals.iter().map(|r| r.path()).eq(["sort"])),
         "{undirected:?}"
     );
     // A 13-month period is allowed.
