@@ -2176,3 +2176,315 @@ async fn sign_page_sim_prints_where_the_simulator_serves_the_signed_page() {
     let refused = cli.run_with(command, "").await;
     assert_eq!((refused.code, refused.stdout.as_str()), (2, ""), "{refused:?}");
 }
+
+/// `rows` task rows for `profile` (`input-filepath` `clip-N.mp4`), as CSV.
+fn task_rows(profile: &str, rows: usize) -> String {
+    let mut csv = String::from("profile-id,input-filepath,priority\n");
+    for n in 1..=rows {
+        csv.push_str(&format!("{profile},clip-{n}.mp4,{}\n", n % 50));
+    }
+    csv
+}
+
+/// Each stdout line of a batch, by row number: its status.
+fn row_statuses(run: &Run) -> std::collections::BTreeMap<u64, String> {
+    run.stdout
+        .lines()
+        .map(|line| {
+            let row: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("a JSON line ({e}): {line}"));
+            (
+                row["row"].as_u64().expect("a row number"),
+                row["status"].as_str().expect("a status").to_owned(),
+            )
+        })
+        .collect()
+}
+
+impl Cli {
+    /// Input files `clip-1.mp4` to `clip-{count}.mp4` in the simulator.
+    fn clips(&self, count: usize) {
+        for n in 1..=count {
+            self.sim.add_input_file(&format!("clip-{n}.mp4"), 1_000);
+        }
+    }
+
+    /// The input file names of every task the simulator holds.
+    async fn task_inputs(&self) -> Vec<String> {
+        let run = self.run(&["encoder", "list-tasks", "--all", "-o", "ndjson"]).await;
+        assert_eq!(run.code, 0, "{run:?}");
+        let mut inputs: Vec<String> = run
+            .stdout
+            .lines()
+            .map(|line| {
+                let task: Value = serde_json::from_str(line).expect("a task");
+                task["input_filename"].as_str().unwrap_or_default().to_owned()
+            })
+            .collect();
+        inputs.sort();
+        inputs
+    }
+}
+
+#[tokio::test]
+async fn a_batch_names_every_refused_row_and_sends_nothing() {
+    let cli = Cli::start().await;
+    let profile = cli.profile().await;
+    cli.clips(500);
+    let dir = tempfile::tempdir().expect("a directory");
+    let mut csv = task_rows(&profile, 500);
+    // Three rows broken three ways: a bound, a type, a required member.
+    csv = csv
+        .replacen(",clip-17.mp4,17\n", ",clip-17.mp4,100\n", 1)
+        .replacen(&format!("{profile},clip-250.mp4,"), "seven,clip-250.mp4,", 1)
+        .replacen(",clip-499.mp4,", ",,", 1);
+    let file = dir.path().join("tasks.csv");
+    std::fs::write(&file, csv).expect("rows written");
+    let run = cli
+        .run(&["batch", "encoder", "register-task", file.to_str().expect("a path")])
+        .await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "row 17: `priority` must be at most 99 (maximum)\n\
+         row 250: `--profile-id` invalid value 'seven' for '--profile-id <INTEGER>': `seven` is not an integer\n\
+         row 499: `body.input_filepath` is required\n\
+         error: 3 of 500 row(s) refused, nothing sent (--skip-invalid sends the others)\n"
+    );
+    assert_eq!(cli.task_inputs().await, Vec::<String>::new(), "nothing was registered");
+    assert!(
+        !dir.path().join("tasks.csv.journal").exists(),
+        "no journal for a batch that never ran"
+    );
+
+    // With --skip-invalid the other 497 go, and the refused three are listed.
+    // The simulator takes 100 active tasks: past them registration is
+    // refused (403 OVER_SERVICE_LIMIT), and the batch waits for tasks to end.
+    let run = cli
+        .run(&[
+            "batch",
+            "encoder",
+            "register-task",
+            file.to_str().expect("a path"),
+            "--skip-invalid",
+            "--parallel",
+            "8",
+            "--poll-interval",
+            "20ms",
+        ])
+        .await;
+    let stderr_start: String = run.stderr.chars().take(2_000).collect();
+    assert_eq!(run.code, 0, "{stderr_start}");
+    assert!(
+        run.stderr.contains("skipping 3 refused row(s): [17, 250, 499]\n"),
+        "{stderr_start}"
+    );
+    assert!(
+        run.stderr.contains(
+            "the task queue is full (403 OVER_SERVICE_LIMIT: nothing was registered); waiting for tasks to end ("
+        ),
+        "{stderr_start}"
+    );
+    let summary = format!(
+        "batch: 497 ok, 0 failed, 0 unknown; journal {}\n",
+        dir.path().join("tasks.csv.journal").display()
+    );
+    assert!(run.stderr.ends_with(&summary), "{stderr_start}");
+    let statuses = row_statuses(&run);
+    assert_eq!(statuses.len(), 497);
+    assert!(statuses.values().all(|status| status == "ok"), "{statuses:?}");
+    assert_eq!(cli.task_inputs().await.len(), 497);
+}
+
+#[tokio::test]
+async fn a_rerun_sends_each_row_once_and_never_again_one_that_may_have_arrived() {
+    let cli = Cli::start().await;
+    let profile = cli.profile().await;
+    let dir = tempfile::tempdir().expect("a directory");
+    cli.clips(40);
+    let file = dir.path().join("tasks.csv");
+    std::fs::write(&file, task_rows(&profile, 40)).expect("rows written");
+    let file = file.to_str().expect("a path");
+    // Two registrations lose their answer: the connection breaks after the head.
+    cli.sim
+        .inject_fault(
+            serde_json::from_value(json!({
+                "operation": "register_task", "outcome": "reset", "times": 2
+            }))
+            .expect("a fault"),
+        )
+        .expect("the fault is set");
+    let first = cli
+        .run(&["batch", "encoder", "register-task", file, "--parallel", "8"])
+        .await;
+    assert_eq!(first.code, 1, "{first:?}");
+    let statuses = row_statuses(&first);
+    let unknown: Vec<u64> = statuses
+        .iter()
+        .filter(|(_, s)| *s == "unknown")
+        .map(|(n, _)| *n)
+        .collect();
+    assert_eq!(unknown.len(), 2, "{statuses:?}");
+    assert_eq!(statuses.values().filter(|s| *s == "ok").count(), 38, "{statuses:?}");
+    assert!(
+        first.stderr.contains("batch: 38 ok, 0 failed, 2 unknown"),
+        "{}",
+        first.stderr
+    );
+    assert_eq!(cli.task_inputs().await.len(), 38, "a reset request does not run");
+
+    // A rerun sends nothing: 38 rows done, 2 left unknown.
+    let rerun = cli.run(&["batch", "encoder", "register-task", file]).await;
+    assert_eq!(rerun.code, 1, "{rerun:?}");
+    let statuses = row_statuses(&rerun);
+    assert_eq!(statuses.values().filter(|s| *s == "done_before").count(), 38);
+    let left: Vec<u64> = statuses
+        .iter()
+        .filter(|(_, s)| *s == "unknown_before")
+        .map(|(n, _)| *n)
+        .collect();
+    assert_eq!(left, unknown);
+    assert_eq!(cli.task_inputs().await.len(), 38, "the rerun sent nothing");
+
+    // --retry-unknown sends those two; then every row is registered exactly once.
+    let retry = cli
+        .run(&["batch", "encoder", "register-task", file, "--retry-unknown"])
+        .await;
+    assert_eq!(retry.code, 0, "{retry:?}");
+    assert_eq!(row_statuses(&retry).values().filter(|s| *s == "ok").count(), 2);
+    let expected: Vec<String> = {
+        let mut all: Vec<String> = (1..=40).map(|n| format!("clip-{n}.mp4")).collect();
+        all.sort();
+        all
+    };
+    assert_eq!(cli.task_inputs().await, expected);
+
+    // A changed input is refused against the journal, not run.
+    std::fs::write(file, task_rows(&profile, 40).replace("clip-3.mp4", "other.mp4")).expect("rows written");
+    let changed = cli.run(&["batch", "encoder", "register-task", file]).await;
+    assert_eq!(changed.code, 2, "{changed:?}");
+    assert!(
+        changed.stderr.contains("row 3 is not the row the journal recorded"),
+        "{}",
+        changed.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_batch_killed_mid_call_leaves_that_row_unknown_to_the_rerun() {
+    let cli = Cli::start().await;
+    let profile = cli.profile().await;
+    let dir = tempfile::tempdir().expect("a directory");
+    cli.clips(10);
+    let file = dir.path().join("tasks.ndjson");
+    let rows: String = (1..=10)
+        .map(|n| format!("{{\"profile-id\": {profile}, \"input-filepath\": \"clip-{n}.mp4\"}}\n"))
+        .collect();
+    std::fs::write(&file, rows).expect("rows written");
+    let file = file.to_str().expect("a path");
+    // The first registration hangs (then runs): the batch is killed while it waits.
+    cli.sim
+        .inject_fault(
+            serde_json::from_value(json!({"operation": "register_task", "outcome": "run", "delay_ms": 30_000}))
+                .expect("a fault"),
+        )
+        .expect("the fault is set");
+    let mut child = cli
+        .command(&["batch", "encoder", "register-task", file, "--parallel", "2"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the binary starts");
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut lines = 0;
+    let mut line = String::new();
+    while lines < 9 {
+        line.clear();
+        let read = tokio::time::timeout(
+            Duration::from_secs(30),
+            tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut line),
+        )
+        .await
+        .expect("nine rows end within 30 s")
+        .expect("stdout read");
+        assert!(read > 0, "the batch ended early");
+        lines += 1;
+    }
+    child.kill().await.expect("the batch is killed");
+    cli.sim.clear_faults();
+    let rerun = cli.run(&["batch", "encoder", "register-task", file]).await;
+    assert_eq!(rerun.code, 1, "{rerun:?}");
+    let statuses = row_statuses(&rerun);
+    assert_eq!(
+        statuses.values().filter(|s| *s == "done_before").count(),
+        9,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.values().filter(|s| *s == "unknown_before").count(),
+        1,
+        "{statuses:?}"
+    );
+    let registered = cli.task_inputs().await.len();
+    assert!(
+        (9..=10).contains(&registered),
+        "the hanging row ran at most once: {registered}"
+    );
+}
+
+#[tokio::test]
+async fn a_batch_reads_body_paths_from_stdin_and_asks_updates_for_partial() {
+    let cli = Cli::start().await;
+    let profile = cli.profile().await;
+    let preset = cli.run(&["encoder", "list-presets", "-o", "json"]).await.json()[0]["id"].clone();
+    let dir = tempfile::tempdir().expect("a directory");
+    let journal = dir.path().join("profiles.journal");
+    // `presets[0]` names no flag: it is a `--set` path into the body.
+    let rows = format!("name,presets[0]\nweb-a,{preset}\nweb-b,{preset}\n");
+    let run = cli
+        .run_stdin(
+            &[
+                "batch",
+                "encoder",
+                "register-profile",
+                "-",
+                "--journal",
+                journal.to_str().expect("a path"),
+            ],
+            &rows,
+        )
+        .await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(row_statuses(&run).values().filter(|s| *s == "ok").count(), 2, "{run:?}");
+    let profiles = cli.run(&["encoder", "list-profiles", "-o", "json"]).await.json();
+    let registered: Vec<&Value> = profiles
+        .as_array()
+        .expect("profiles")
+        .iter()
+        .filter(|p| p["name"].as_str().is_some_and(|name| name.starts_with("web-")))
+        .collect();
+    let mut names: Vec<&str> = registered
+        .iter()
+        .map(|p| p["name"].as_str().unwrap_or_default())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["web-a", "web-b"], "{profiles} (besides {profile})");
+    for listed in registered {
+        assert_eq!(listed["presets"], json!([preset]), "{listed}");
+    }
+
+    let updates = dir.path().join("titles.ndjson");
+    std::fs::write(&updates, "{\"content-name\": \"c1\", \"title\": \"Spring\"}\n").expect("rows written");
+    let run = cli
+        .run(&["batch", "vms", "update-content", updates.to_str().expect("a path")])
+        .await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "error: invalid input, not sent: `--partial` is required for an update: each row then sends only its \
+         members (what the service does with the members an update leaves out is not shown)\n"
+    );
+}

@@ -43,6 +43,16 @@ impl Args {
         self
     }
 
+    /// The arguments by name (the body under `body`).
+    pub fn members(&self) -> &Map<String, Value> {
+        &self.members
+    }
+
+    /// The body sent as it is, when one is given.
+    pub fn raw_body(&self) -> Option<&[u8]> {
+        self.raw_body.as_deref()
+    }
+
     /// Whether no argument is given.
     pub fn is_empty(&self) -> bool {
         self.members.is_empty() && self.raw_body.is_none()

@@ -266,6 +266,7 @@
 #[doc = include_str!("operations.md")]
 pub mod operations {}
 
+pub mod batch;
 mod call;
 mod client;
 mod error;

@@ -58,12 +58,12 @@ impl Default for Polling {
 }
 
 impl Polling {
-    fn grown(&self, interval: Duration) -> Duration {
+    pub(crate) fn grown(&self, interval: Duration) -> Duration {
         interval.saturating_add(interval / 2).min(self.max_interval)
     }
 
     /// `interval` ± the jitter; any setting (NaN, ∞, `Duration::MAX`) gives a pause, never a panic.
-    fn jittered(&self, interval: Duration) -> Duration {
+    pub(crate) fn jittered(&self, interval: Duration) -> Duration {
         let jitter = if self.jitter.is_finite() {
             self.jitter.clamp(0.0, 1.0)
         } else {

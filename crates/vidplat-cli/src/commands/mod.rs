@@ -2,6 +2,7 @@
 //! arguments and its run function together). [`Extra`] names each one and
 //! says where it sits: the one place a name is defined and dispatched.
 
+mod batch;
 mod completion;
 mod export;
 mod profile;
@@ -34,6 +35,7 @@ pub enum Extra {
     VerifyUrl,
     Quota,
     Export,
+    Batch,
     Profile,
     Sim,
     Completion,
@@ -41,13 +43,14 @@ pub enum Extra {
 
 impl Extra {
     /// Every one, in the order help lists them.
-    pub const ALL: [Extra; 9] = [
+    pub const ALL: [Extra; 10] = [
         Extra::WaitTask,
         Extra::WaitTaskImport,
         Extra::SignPage,
         Extra::VerifyUrl,
         Extra::Quota,
         Extra::Export,
+        Extra::Batch,
         Extra::Profile,
         Extra::Sim,
         Extra::Completion,
@@ -62,6 +65,7 @@ impl Extra {
             Extra::VerifyUrl => "verify-url",
             Extra::Quota => "quota",
             Extra::Export => "export",
+            Extra::Batch => "batch",
             Extra::Profile => "profile",
             Extra::Sim => "sim",
             Extra::Completion => "completion",
@@ -74,7 +78,7 @@ impl Extra {
             Extra::WaitTask | Extra::WaitTaskImport => Some(Service::Encoder),
             Extra::SignPage | Extra::VerifyUrl => Some(Service::Vms),
             Extra::Quota | Extra::Export => Some(Service::Analytics),
-            Extra::Profile | Extra::Sim | Extra::Completion => None,
+            Extra::Batch | Extra::Profile | Extra::Sim | Extra::Completion => None,
         }
     }
 
@@ -98,6 +102,7 @@ impl Extra {
             Extra::VerifyUrl => verify_url::define(command),
             Extra::Quota => quota::define(command),
             Extra::Export => export::define(command),
+            Extra::Batch => batch::define(command),
             Extra::Profile => profile::define(command),
             Extra::Sim => sim::define(command),
             Extra::Completion => completion::define(command),
@@ -113,6 +118,7 @@ impl Extra {
             Extra::VerifyUrl => verify_url::run(invocation).await,
             Extra::Quota => quota::run(invocation).await,
             Extra::Export => export::run(invocation).await,
+            Extra::Batch => batch::run(invocation).await,
             Extra::Profile => profile::run(invocation).await,
             Extra::Sim => sim::run(invocation).await,
             Extra::Completion => completion::run(invocation).await,

@@ -1,0 +1,454 @@
+//! `vidplat batch SERVICE OPERATION FILE`: one operation over every row of a
+//! CSV or NDJSON file, each row's columns named as the operation command's
+//! flags (any other column a `--set` path of the body). Every row is checked
+//! before any is sent; the runner is the SDK's (`vidplat::batch`).
+
+use super::Invocation;
+use crate::failure::Failure;
+use crate::run::Args;
+use crate::spec::CommandSpec;
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use futures::StreamExt as _;
+use serde_json::{json, Map, Value};
+use std::io::Read;
+use std::path::PathBuf;
+use vidplat::batch::{BatchRow, Outcome};
+use vidplat_core::Service;
+
+pub fn define(command: Command) -> Command {
+    command
+        .about("Run one operation over every row of a CSV or NDJSON file, resumably")
+        .long_about(
+            "Run one operation over every row of a CSV (with a header) or NDJSON file. Each column is named \
+             as the operation command's flag (`task-id`, `input-filepath`); any other column is a `--set` \
+             path into the body (`streams[0].video.height`). Every row is checked before any is sent: rows \
+             refused are all listed by number and member, and nothing is sent (exit 2) unless --skip-invalid.\n\n\
+             One JSON line per row goes to stdout (the row's number, its outcome, the answer or the error), a \
+             summary to stderr. A journal (FILE.journal beside the input, or --journal) records each row: a \
+             rerun skips the rows done, and does not send again a row whose call may have arrived (a \
+             registration whose answer was lost) unless --retry-unknown.",
+        )
+        .after_help(
+            "Examples:\n  \
+             vidplat batch encoder register-task tasks.csv\n  \
+             { echo input-filepath; printf '%s\\n' a.mp4 b.mp4; } | vidplat batch encoder register-task - --journal run.journal\n  \
+             vidplat batch vms update-content titles.ndjson --partial --parallel 2",
+        )
+        .arg(
+            Arg::new("batch-service")
+                .value_name("SERVICE")
+                .required(true)
+                .value_parser(["encoder", "vms", "analytics"])
+                .help("The service"),
+        )
+        .arg(
+            Arg::new("batch-operation")
+                .value_name("OPERATION")
+                .required(true)
+                .help("The operation's command (`register-task`)"),
+        )
+        .arg(
+            Arg::new("batch-file")
+                .value_name("FILE")
+                .required(true)
+                .help("The rows: CSV with a header, or NDJSON (by the extension .ndjson or .jsonl, or a first `{`); - reads stdin"),
+        )
+        .arg(
+            Arg::new("parallel")
+                .long("parallel")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u16).range(1..=64))
+                .help("Rows in flight at once [default: 4; analytics 1, its quota's one at a time]. The documents give the encoder and video management no rate"),
+        )
+        .arg(
+            Arg::new("journal")
+                .long("journal")
+                .value_name("FILE")
+                .help("Where each row's outcome is recorded [default: FILE.journal beside the input; none for stdin]"),
+        )
+        .arg(
+            Arg::new("partial")
+                .long("partial")
+                .action(ArgAction::SetTrue)
+                .help("For an update: send only each row's members. Required for now: what the service does with the members an update leaves out is not shown, and reading each resource to send every member is not built yet"),
+        )
+        .arg(
+            Arg::new("skip-invalid")
+                .long("skip-invalid")
+                .action(ArgAction::SetTrue)
+                .help("Send the valid rows when some are refused (the refused rows are listed on stderr)"),
+        )
+        .arg(super::poll_interval().help(
+            "First pause between polls of the task counts while the task queue is full (OVER_SERVICE_LIMIT); it grows to 30 s [default: 1s]",
+        ))
+        .arg(
+            Arg::new("retry-unknown")
+                .long("retry-unknown")
+                .action(ArgAction::SetTrue)
+                .help("Send again the rows an earlier run left unknown (the service may do their work twice)"),
+        )
+}
+
+/// The most bytes of rows read (a file of a million short rows fits).
+const MAX_ROWS_BYTES: u64 = 256 << 20;
+
+pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
+    let matches = invocation.matches;
+    let service = match matches.get_one::<String>("batch-service").map(String::as_str) {
+        Some("encoder") => Service::Encoder,
+        Some("vms") => Service::Vms,
+        _ => Service::Analytics,
+    };
+    let name = matches
+        .get_one::<String>("batch-operation")
+        .cloned()
+        .unwrap_or_default();
+    let spec = crate::spec::find(service, &name).ok_or_else(|| {
+        Failure::invalid(
+            "OPERATION",
+            format!("is no command of {service} (`vidplat {service} --help` lists them)"),
+        )
+    })?;
+    if spec.operation.id.starts_with("update_") && !matches.get_flag("partial") {
+        return Err(Failure::invalid(
+            "--partial",
+            "is required for an update: each row then sends only its members (what the service does \
+             with the members an update leaves out is not shown)",
+        ));
+    }
+    let file = matches.get_one::<String>("batch-file").cloned().unwrap_or_default();
+    let bytes = read_rows_file(&file, invocation.io.stdin)?;
+    let cells = if ndjson(&file, &bytes) {
+        ndjson_rows(&bytes)?
+    } else {
+        csv_rows(&bytes)?
+    };
+    let total = cells.len();
+
+    // Every row made into the operation's arguments and checked, before anything is sent.
+    let mut command = row_command(spec);
+    let mut rows = Vec::with_capacity(cells.len());
+    let mut refused: Vec<(u64, Vec<(String, String)>)> = Vec::new();
+    for (number, row) in cells {
+        match row_args(spec, &mut command, row) {
+            Ok(args) => rows.push(BatchRow {
+                number,
+                args: args.for_builder(),
+            }),
+            Err(problems) => refused.push((number, problems)),
+        }
+    }
+    let client = invocation.client()?;
+    let journal = match matches.get_one::<String>("journal") {
+        Some(path) => Some(PathBuf::from(path)),
+        None if file == "-" => None,
+        None => Some(PathBuf::from(format!("{file}.journal"))),
+    };
+    let mut batch = client.batch(service, spec.operation.id).map_err(batch_failure)?;
+    if let Some(n) = matches.get_one::<u16>("parallel") {
+        batch = batch.parallel(usize::from(*n));
+    }
+    if let Some(journal) = &journal {
+        batch = batch.journal(journal);
+    }
+    batch = batch.retry_unknown(matches.get_flag("retry-unknown"));
+    let (notices, mut waits) = tokio::sync::mpsc::unbounded_channel();
+    batch = batch
+        .queue_polling(super::polling(matches, invocation.timeout))
+        .on_queue_full(move |row, active| {
+            let _ = notices.send((row, active));
+        });
+    for (number, refusals) in batch.check(&rows) {
+        refused.push((number, refusals.into_iter().map(vidplat::Refusal::into_parts).collect()));
+    }
+    refused.sort_by_key(|(number, _)| *number);
+    let stderr = &mut *invocation.io.stderr;
+    if !refused.is_empty() {
+        for (number, problems) in &refused {
+            let problems: Vec<String> = problems
+                .iter()
+                .map(|(field, rule)| format!("`{}` {rule}", vidplat_core::escape_controls(field)))
+                .collect();
+            writeln!(stderr, "row {number}: {}", problems.join("; "))?;
+        }
+        if !matches.get_flag("skip-invalid") {
+            return Err(Failure::Setup(format!(
+                "{} of {} row(s) refused, nothing sent (--skip-invalid sends the others)",
+                refused.len(),
+                total
+            )));
+        }
+        let skipped: Vec<u64> = refused.iter().map(|(number, _)| *number).collect();
+        writeln!(stderr, "skipping {} refused row(s): {skipped:?}", skipped.len())?;
+        rows.retain(|row| !skipped.contains(&row.number));
+    }
+
+    let params: Vec<(u64, Map<String, Value>)> = rows
+        .iter()
+        .map(|row| (row.number, key_params(spec, &row.args)))
+        .collect();
+    let mut outcomes = batch.run(rows).await.map_err(batch_failure)?;
+    let mut counts = [0usize; 5];
+    let stdout = &mut *invocation.io.stdout;
+    loop {
+        let outcome = tokio::select! {
+            outcome = outcomes.next() => match outcome {
+                Some(outcome) => outcome.map_err(batch_failure)?,
+                None => break,
+            },
+            Some((row, active)) = waits.recv() => {
+                let active = active.map_or_else(|| "unknown".to_owned(), |n| n.to_string());
+                writeln!(
+                    stderr,
+                    "row {row}: the task queue is full (403 OVER_SERVICE_LIMIT: nothing was registered); \
+                     waiting for tasks to end ({active} active), then sending it again"
+                )?;
+                continue;
+            }
+        };
+        let mut line = json!({"row": outcome.number, "status": outcome.outcome.name()});
+        if let Some((_, params)) = params.iter().find(|(number, _)| *number == outcome.number) {
+            if !params.is_empty() {
+                line["params"] = Value::Object(params.clone());
+            }
+        }
+        let slot = match outcome.outcome {
+            Outcome::Done(answer) => {
+                line["answer"] = answer;
+                0
+            }
+            Outcome::Failed(error) => {
+                line["error"] = row_error(error);
+                1
+            }
+            Outcome::Unknown(error) => {
+                line["error"] = row_error(error);
+                2
+            }
+            Outcome::DoneBefore => 3,
+            _ => 4,
+        };
+        counts[slot] += 1;
+        let mut text = serde_json::to_vec(&line).map_err(|e| Failure::Output(std::io::Error::other(e)))?;
+        text.push(b'\n');
+        stdout.write_all(&text)?;
+        // Each row as it ends: a reader follows the batch, and a killed run has printed what it did.
+        stdout.flush()?;
+    }
+    stdout.flush()?;
+    let [ok, failed, unknown, done_before, unknown_before] = counts;
+    let mut summary = format!("batch: {ok} ok, {failed} failed, {unknown} unknown");
+    if done_before + unknown_before > 0 {
+        summary.push_str(&format!(
+            "; not sent: {done_before} done by an earlier run, {unknown_before} left unknown by one"
+        ));
+    }
+    if unknown + unknown_before > 0 {
+        summary.push_str(" (an unknown row's call may have arrived: check before --retry-unknown sends it again)");
+    }
+    if let Some(journal) = &journal {
+        summary.push_str(&format!("; journal {}", journal.display()));
+    }
+    writeln!(stderr, "{summary}")?;
+    if failed + unknown + unknown_before > 0 {
+        return Err(Failure::Export(format!(
+            "{} row(s) not done",
+            failed + unknown + unknown_before
+        )));
+    }
+    Ok(())
+}
+
+/// A row's error as `--output json` prints a command's (without the exit code, which is the batch's).
+fn row_error(error: vidplat::Error) -> Value {
+    let mut error = Failure::from(error).to_json()["error"].take();
+    if let Some(members) = error.as_object_mut() {
+        members.remove("exit_code");
+    }
+    error
+}
+
+fn batch_failure(error: vidplat::batch::BatchError) -> Failure {
+    match error {
+        vidplat::batch::BatchError::Client(error) => error.into(),
+        error => Failure::Setup(error.to_string()),
+    }
+}
+
+/// The row's path, query and header parameters, to name it in the output.
+fn key_params(spec: CommandSpec, args: &vidplat_core::Args) -> Map<String, Value> {
+    spec.args()
+        .filter(|arg| arg.argument.place != vidplat_core::Place::Body)
+        .filter_map(|arg| {
+            let value = args.members().get(arg.argument.name)?;
+            Some((arg.argument.name.to_owned(), value.clone()))
+        })
+        .collect()
+}
+
+fn read_rows_file(file: &str, stdin: &mut dyn Read) -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
+    let read = if file == "-" {
+        stdin.take(MAX_ROWS_BYTES + 1).read_to_end(&mut bytes)
+    } else {
+        match vidplat_core::__private::open_regular(std::path::Path::new(file)) {
+            Ok(Some(f)) => f.take(MAX_ROWS_BYTES + 1).read_to_end(&mut bytes),
+            Ok(None) => return Err(Failure::Setup(format!("{file}: no such file"))),
+            Err(e) => Err(e),
+        }
+    };
+    read.map_err(|e| Failure::Setup(format!("{file}: {e}")))?;
+    if bytes.len() as u64 > MAX_ROWS_BYTES {
+        return Err(Failure::invalid(
+            "FILE",
+            format!("is larger than {MAX_ROWS_BYTES} bytes"),
+        ));
+    }
+    Ok(bytes)
+}
+
+fn ndjson(file: &str, bytes: &[u8]) -> bool {
+    file.ends_with(".ndjson")
+        || file.ends_with(".jsonl")
+        || bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
+type Cells = Vec<(String, Value)>;
+
+/// Each data row's cells (empty ones left out), numbered from 1.
+fn csv_rows(bytes: &[u8]) -> Result<Vec<(u64, Cells)>, Failure> {
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(bytes);
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| Failure::invalid("FILE", format!("has no CSV header: {e}")))?
+        .iter()
+        .map(|h| h.trim().to_owned())
+        .collect();
+    let mut rows = Vec::new();
+    for (index, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| Failure::invalid("FILE", format!("row {}: {e}", index + 1)))?;
+        let cells = header
+            .iter()
+            .zip(record.iter())
+            .filter(|(_, cell)| !cell.is_empty())
+            .map(|(column, cell)| (column.clone(), Value::String(cell.to_owned())))
+            .collect();
+        rows.push((index as u64 + 1, cells));
+    }
+    Ok(rows)
+}
+
+/// Each line's object (blank lines skipped), numbered by line.
+fn ndjson_rows(bytes: &[u8]) -> Result<Vec<(u64, Cells)>, Failure> {
+    let mut rows = Vec::new();
+    for (index, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let number = index as u64 + 1;
+        match serde_json::from_slice::<Value>(line) {
+            Ok(Value::Object(members)) => {
+                rows.push((number, members.into_iter().filter(|(_, v)| !v.is_null()).collect()))
+            }
+            Ok(_) => return Err(Failure::invalid("FILE", format!("line {number} is not a JSON object"))),
+            Err(e) => return Err(Failure::invalid("FILE", format!("line {number} is not JSON: {e}"))),
+        }
+    }
+    Ok(rows)
+}
+
+/// The operation's value flags, `--body` (never given: a row names each
+/// member) and `--set`: what a row's cells are parsed with, by the same
+/// flag names and parsers as the operation's command. (A body member named
+/// like a parameter is `--body-<name>` there and here.)
+fn row_command(spec: CommandSpec) -> Command {
+    let parameters: Vec<String> = spec
+        .args()
+        .filter(|arg| arg.argument.place != vidplat_core::Place::Body)
+        .map(|arg| arg.flag())
+        .collect();
+    let values = spec.args().map(|arg| match arg.argument.place {
+        vidplat_core::Place::Body if parameters.contains(&arg.flag()) => {
+            crate::flags::flag(arg, format!("body-{}", arg.flag()))
+        }
+        _ => crate::flags::flag(arg, arg.flag()),
+    });
+    Command::new("row")
+        .no_binary_name(true)
+        .disable_help_flag(true)
+        .args(values)
+        .arg(Arg::new("body").long("body").hide(true))
+        .arg(Arg::new("set").long("set").action(ArgAction::Append))
+}
+
+/// A row's cells as the operation command's flags (`--set` for the rest),
+/// parsed by the command itself: the same names, types and rules as typing them.
+fn row_args(spec: CommandSpec, command: &mut Command, cells: Cells) -> Result<Args, Vec<(String, String)>> {
+    let mut argv: Vec<String> = Vec::new();
+    for (column, value) in cells {
+        let flag = spec
+            .args()
+            .find(|arg| arg.flag() == column || arg.argument.name == column)
+            .and_then(|arg| {
+                let id = arg.id();
+                command
+                    .get_arguments()
+                    .find(|a| a.get_id().as_str() == id)
+                    .and_then(|a| a.get_long().map(str::to_owned))
+                    .map(|long| (long, arg.argument.repeated))
+            });
+        match flag {
+            Some((long, repeated)) => {
+                let items = match value {
+                    Value::Array(items) if repeated => items,
+                    single => vec![single],
+                };
+                for item in items {
+                    argv.push(format!("--{long}"));
+                    argv.push(text(item));
+                }
+            }
+            None if column == "body" => {
+                return Err(vec![(
+                    column,
+                    "is not a column of a row: name each body member".to_owned(),
+                )]);
+            }
+            None => match value {
+                Value::String(text) => argv.push(format!("--set={column}={text}")),
+                other => argv.push(format!("--set={column}:={other}")),
+            },
+        }
+    }
+    let matches: ArgMatches = command
+        .try_get_matches_from_mut(&argv)
+        .map_err(|e| vec![(flag_of(&e), first_line(&e.render().to_string()))])?;
+    Args::from_matches(spec, &matches, &mut std::io::empty()).map_err(|failure| match failure {
+        Failure::Invalid { field, rule } => vec![(field, rule)],
+        Failure::Refused(problems) => problems,
+        other => vec![("row".to_owned(), other.to_string())],
+    })
+}
+
+fn text(value: Value) -> String {
+    match value {
+        Value::String(text) => text,
+        other => other.to_string(),
+    }
+}
+
+/// The flag a parse error is about (`--profile-id`), else `row`.
+fn flag_of(error: &clap::Error) -> String {
+    match error.get(clap::error::ContextKind::InvalidArg) {
+        Some(clap::error::ContextValue::String(arg)) => arg.split(' ').next().unwrap_or(arg).to_owned(),
+        _ => "row".to_owned(),
+    }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines()
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches("error: ")
+        .to_owned()
+}

@@ -1,0 +1,690 @@
+//! One operation over many rows of arguments: every row checked before any
+//! is sent, a bounded number in flight, and a journal with which a rerun
+//! skips the rows already done and never sends again a row whose call may
+//! have arrived.
+//!
+//! It lives in the facade, beside [`Call`](crate::Call), because it needs
+//! what only the facade has: every service's `builder::visit` (the entry
+//! point from data, one per client crate) and [`Error`]. The command line's
+//! `vidplat batch` is this runner with a CSV or NDJSON reader in front.
+//!
+//! ```no_run
+//! # async fn run(client: vidplat::Client) -> Result<(), Box<dyn std::error::Error>> {
+//! use futures_util::StreamExt as _;
+//! use vidplat::batch::{BatchRow, Outcome};
+//! use vidplat_core::{Args, Service};
+//!
+//! let rows: Vec<BatchRow> = ["a.mp4", "b.mp4"]
+//!     .iter()
+//!     .zip(1..)
+//!     .map(|(file, number)| BatchRow {
+//!         number,
+//!         args: Args::from_value(serde_json::json!({"body": {"input_filepath": file}})).unwrap(),
+//!     })
+//!     .collect();
+//! let batch = client.batch(Service::Encoder, "register_task")?.journal("tasks.journal");
+//! let refused = batch.check(&rows);
+//! assert!(refused.is_empty(), "{refused:?}");
+//! let mut outcomes = batch.run(rows).await?;
+//! while let Some(row) = outcomes.next().await {
+//!     let row = row?;
+//!     if let Outcome::Done(answer) = &row.outcome {
+//!         println!("row {}: {answer}", row.number);
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+
+use crate::Error;
+use futures_util::stream::{self, BoxStream, StreamExt as _};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::fmt;
+use std::io::{BufRead as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use vidplat_core::{Args, Delivery, NotSendable, Operation, OperationMeta, Refusal, Refusals, Service};
+
+/// One row: its number in the input (reported with its outcome) and its
+/// arguments, as an operation's builder reads them (`vidplat_core::Args`).
+#[derive(Clone, Debug)]
+pub struct BatchRow {
+    /// The row's number in the input (1 for the first row of data).
+    pub number: u64,
+    /// The operation's arguments.
+    pub args: Args,
+}
+
+/// What became of one row.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The service did it: its answer, as JSON.
+    Done(Value),
+    /// It was not done: the service refused it, or it never left.
+    Failed(Error),
+    /// The call may have reached the service and done its work, and its
+    /// answer was lost (a timeout or a broken connection after sending, a
+    /// gateway's 502, 503 or 504). Not sent again by a rerun unless asked.
+    Unknown(Error),
+    /// An earlier run did it (the journal says so); not sent.
+    DoneBefore,
+    /// An earlier run's call may have arrived (the journal says so); not sent again.
+    UnknownBefore,
+}
+
+impl Outcome {
+    /// The outcome's name in the command line's output and the journal.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Done(_) => "ok",
+            Outcome::Failed(_) => "failed",
+            Outcome::Unknown(_) => "unknown",
+            Outcome::DoneBefore => "done_before",
+            Outcome::UnknownBefore => "unknown_before",
+        }
+    }
+}
+
+/// One row's outcome.
+#[derive(Debug)]
+pub struct RowOutcome {
+    /// The row's number.
+    pub number: u64,
+    /// What became of it.
+    pub outcome: Outcome,
+}
+
+/// Why a batch could not run.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BatchError {
+    /// The service has no such operation.
+    UnknownOperation {
+        /// The service.
+        service: Service,
+        /// The operation asked for.
+        operation: String,
+    },
+    /// The journal could not be read or written.
+    Journal {
+        /// Its path.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A row is not the row of the same number the journal recorded: the
+    /// input changed since the run that wrote it.
+    RowChanged {
+        /// The row.
+        number: u64,
+    },
+    /// The client has no such service configured.
+    Client(Error),
+}
+
+impl fmt::Display for BatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BatchError::UnknownOperation { service, operation } => write!(
+                f,
+                "the {service} service has no operation `{}`",
+                vidplat_core::escape_controls(operation)
+            ),
+            BatchError::Journal { path, reason } => write!(f, "journal {}: {reason}", path.display()),
+            BatchError::RowChanged { number } => write!(
+                f,
+                "row {number} is not the row the journal recorded: the input changed since the run that wrote it \
+                 (name another journal, or remove it to start over)"
+            ),
+            BatchError::Client(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for BatchError {}
+
+impl From<Error> for BatchError {
+    fn from(error: Error) -> Self {
+        BatchError::Client(error)
+    }
+}
+
+/// The rows a batch refused before sending, each with every refusal.
+pub type Refused = Vec<(u64, Refusals)>;
+
+/// One operation, ready to run over rows ([`crate::Client::batch`]).
+pub struct Batch<'c> {
+    client: &'c crate::Client,
+    service: Service,
+    operation: &'static OperationMeta,
+    parallel: usize,
+    journal: Option<PathBuf>,
+    retry_unknown: bool,
+    #[cfg(feature = "encoder")]
+    queue_polling: crate::waiters::Polling,
+    #[cfg(feature = "encoder")]
+    on_queue_full: Option<QueueFullNotice>,
+}
+
+/// Told each time a row waits for the task queue: the row's number and the active tasks counted.
+#[cfg(feature = "encoder")]
+pub type QueueFullNotice = Arc<dyn Fn(u64, Option<i64>) + Send + Sync>;
+
+/// The operations whose `403 OVER_SERVICE_LIMIT` clears by itself: the
+/// registrable task count, which frees as tasks end. (A preset's or a
+/// profile's limit frees only when one is deleted: no wait helps.)
+#[cfg(feature = "encoder")]
+const DRAINING: &[&str] = &["register_task"];
+
+impl crate::Client {
+    /// The operation `operation` (its `operationId`, `register_task`) of
+    /// `service`, to run over rows of arguments. At most 4 rows are in
+    /// flight at once (1 for analytics, whose quota allows one call at a
+    /// time): the documents give the encoder and video management no rate.
+    pub fn batch(&self, service: Service, operation: &str) -> Result<Batch<'_>, BatchError> {
+        let rows: &'static [OperationMeta] = match service {
+            #[cfg(feature = "encoder")]
+            Service::Encoder => &vidplat_encoder::operations::ALL,
+            #[cfg(feature = "vms")]
+            Service::Vms => &vidplat_vms::operations::ALL,
+            #[cfg(feature = "analytics")]
+            Service::Analytics => &vidplat_analytics::operations::ALL,
+            #[allow(unreachable_patterns)] // every service's feature on
+            _ => &[],
+        };
+        let row = rows
+            .iter()
+            .find(|row| row.id == operation)
+            .ok_or_else(|| BatchError::UnknownOperation {
+                service,
+                operation: operation.to_owned(),
+            })?;
+        Ok(Batch {
+            client: self,
+            service,
+            operation: row,
+            parallel: if service == Service::Analytics { 1 } else { 4 },
+            journal: None,
+            retry_unknown: false,
+            #[cfg(feature = "encoder")]
+            queue_polling: crate::waiters::Polling::default(),
+            #[cfg(feature = "encoder")]
+            on_queue_full: None,
+        })
+    }
+}
+
+impl fmt::Debug for Batch<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Batch")
+            .field("service", &self.service)
+            .field("operation", &self.operation.id)
+            .field("parallel", &self.parallel)
+            .field("journal", &self.journal)
+            .field("retry_unknown", &self.retry_unknown)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Batch<'_> {
+    /// At most `n` rows in flight at once (at least 1).
+    #[must_use]
+    pub fn parallel(mut self, n: usize) -> Self {
+        self.parallel = n.max(1);
+        self
+    }
+
+    /// Records each row's outcome in `path` (appended line by line, owner
+    /// only), and skips what an earlier run with the same journal recorded:
+    /// rows done, and rows whose call may have arrived.
+    #[must_use]
+    pub fn journal(mut self, path: impl Into<PathBuf>) -> Self {
+        self.journal = Some(path.into());
+        self
+    }
+
+    /// Sends again the rows an earlier run left unknown (their call may have
+    /// arrived: the service may then do their work twice).
+    #[must_use]
+    pub fn retry_unknown(mut self, retry: bool) -> Self {
+        self.retry_unknown = retry;
+        self
+    }
+
+    /// How a registration refused with `403 OVER_SERVICE_LIMIT` (the task
+    /// queue full: the refusal proves nothing was registered) waits: the
+    /// task counts are polled until fewer tasks are active than at the
+    /// refusal, then the row is sent again; after `max_wait` the row fails
+    /// with that refusal.
+    #[cfg(feature = "encoder")]
+    #[must_use]
+    pub fn queue_polling(mut self, polling: crate::waiters::Polling) -> Self {
+        self.queue_polling = polling;
+        self
+    }
+
+    /// `notice` is told each time a row waits for the task queue.
+    #[cfg(feature = "encoder")]
+    #[must_use]
+    pub fn on_queue_full(mut self, notice: impl Fn(u64, Option<i64>) + Send + Sync + 'static) -> Self {
+        self.on_queue_full = Some(Arc::new(notice));
+        self
+    }
+
+    /// The operation's row of its service's table.
+    pub fn operation(&self) -> &'static OperationMeta {
+        self.operation
+    }
+
+    /// Every row's refusals, found without sending anything: each row made
+    /// into the operation's request as it would be sent (every bound the
+    /// documents give, every member's type). Empty when every row may go.
+    pub fn check(&self, rows: &[BatchRow]) -> Refused {
+        rows.iter()
+            .filter_map(|row| match self.visit(&row.args, Checking) {
+                Ok(Ok(())) => None,
+                Ok(Err(refusals)) | Err(refusals) => Some((row.number, refusals)),
+            })
+            .collect()
+    }
+
+    /// Runs every row (in any order, at most [`Batch::parallel`] at once)
+    /// and yields each row's outcome as it ends. Check the rows first
+    /// ([`Batch::check`]): a row refused here is a [`Outcome::Failed`].
+    pub async fn run<'a>(
+        &'a self,
+        rows: impl IntoIterator<Item = BatchRow> + Send + 'a,
+    ) -> Result<BoxStream<'a, Result<RowOutcome, BatchError>>, BatchError> {
+        let journal = match &self.journal {
+            Some(path) => Some(Arc::new(Journal::open(path, self.service, self.operation.id)?)),
+            None => None,
+        };
+        let rows = rows.into_iter().collect::<Vec<_>>();
+        Ok(stream::iter(rows)
+            .map(move |row| {
+                let journal = journal.clone();
+                async move { self.run_row(row, journal.as_deref()).await }
+            })
+            .buffer_unordered(self.parallel)
+            .boxed())
+    }
+
+    async fn run_row(&self, row: BatchRow, journal: Option<&Journal>) -> Result<RowOutcome, BatchError> {
+        let key = journal.map(|_| row_key(&row.args));
+        if let (Some(journal), Some(key)) = (journal, &key) {
+            match journal.earlier(row.number, key)? {
+                Some(State::Done) => return Ok(self.ended(row.number, Outcome::DoneBefore)),
+                // A GET or DELETE may go again: sending it twice does no work twice.
+                Some(State::Sent | State::Unknown) if !self.retry_unknown && !self.operation.method.is_idempotent() => {
+                    return Ok(self.ended(row.number, Outcome::UnknownBefore))
+                }
+                _ => {}
+            }
+            journal.record(row.number, key, State::Sent)?;
+        }
+        let outcome = self.send_row(&row).await;
+        if let (Some(journal), Some(key)) = (journal, &key) {
+            let state = match &outcome {
+                Outcome::Done(_) => State::Done,
+                Outcome::Unknown(_) => State::Unknown,
+                _ => State::Failed,
+            };
+            journal.record(row.number, key, state)?;
+        }
+        Ok(self.ended(row.number, outcome))
+    }
+
+    /// The row sent (again, each time the task queue was full and drained).
+    async fn send_row(&self, row: &BatchRow) -> Outcome {
+        #[cfg(feature = "encoder")]
+        let (mut waited, mut interval) = (std::time::Duration::ZERO, self.queue_polling.initial_interval);
+        loop {
+            let outcome = match self.visit(&row.args, Sending) {
+                Ok(call) => match call.await {
+                    Ok(answer) => Outcome::Done(answer),
+                    Err(error) if !self.operation.method.is_idempotent() && may_have_arrived(&error) => {
+                        Outcome::Unknown(error)
+                    }
+                    Err(error) => Outcome::Failed(error),
+                },
+                Err(refusals) => Outcome::Failed(Error::InvalidInput(refusals)),
+            };
+            #[cfg(feature = "encoder")]
+            if let Outcome::Failed(Error::Api(api)) = &outcome {
+                let full = api.status == 403 && api.code.as_deref() == Some("OVER_SERVICE_LIMIT");
+                if full && DRAINING.contains(&self.operation.id) && waited < self.queue_polling.max_wait {
+                    let before = self.active_tasks().await;
+                    if let Some(notice) = &self.on_queue_full {
+                        notice(row.number, before);
+                    }
+                    // Until fewer tasks are active than at the refusal (or the counts cannot be read).
+                    while waited < self.queue_polling.max_wait {
+                        let pause = self.queue_polling.jittered(interval);
+                        tokio::time::sleep(pause).await;
+                        waited = waited.saturating_add(pause);
+                        interval = self.queue_polling.grown(interval);
+                        match (before, self.active_tasks().await) {
+                            (Some(before), Some(now)) if now >= before => {}
+                            _ => break,
+                        }
+                    }
+                    continue;
+                }
+            }
+            return outcome;
+        }
+    }
+
+    /// Tasks not yet ended (waiting, encoding, uploading, canceling), when the counts can be read.
+    #[cfg(feature = "encoder")]
+    async fn active_tasks(&self) -> Option<i64> {
+        let counts = crate::Call::call(self.client.encoder().ok()?.get_task_counts())
+            .await
+            .ok()?;
+        Some(
+            [counts.waiting, counts.encoding, counts.uploading, counts.canceling]
+                .into_iter()
+                .flatten()
+                .sum(),
+        )
+    }
+
+    fn ended(&self, number: u64, outcome: Outcome) -> RowOutcome {
+        RowOutcome { number, outcome }
+    }
+
+    /// `visitor` given the operation's builder made from `args`.
+    fn visit<'a, V: vidplat_core::OperationVisitor<'a>>(
+        &'a self,
+        args: &Args,
+        visitor: V,
+    ) -> Result<V::Output, Refusals> {
+        let id = self.operation.id;
+        let visited = match self.service {
+            #[cfg(feature = "encoder")]
+            Service::Encoder => self
+                .client
+                .encoder()
+                .map(|client| vidplat_encoder::builder::visit(client, id, args, visitor)),
+            #[cfg(feature = "vms")]
+            Service::Vms => self
+                .client
+                .vms()
+                .map(|client| vidplat_vms::builder::visit(client, id, args, visitor)),
+            #[cfg(feature = "analytics")]
+            Service::Analytics => self
+                .client
+                .analytics()
+                .map(|client| vidplat_analytics::builder::visit(client, id, args, visitor)),
+            #[allow(unreachable_patterns)] // every service's feature on
+            _ => {
+                return Err(Refusal::new("is a service this build leaves out")
+                    .at(self.service.as_str())
+                    .into())
+            }
+        };
+        match visited {
+            Ok(Some(result)) => result,
+            Ok(None) => Err(Refusal::new("is not an operation of this client").at(id).into()),
+            Err(error) => Err(Refusal::new(error.to_string()).at(self.service.as_str()).into()),
+        }
+    }
+}
+
+/// Whether a failed call may have reached the service and done its work.
+fn may_have_arrived(error: &Error) -> bool {
+    match error {
+        Error::Timeout(timeout) => timeout.delivery == Delivery::MayHaveArrived,
+        Error::Transport(transport) => transport.delivery == Delivery::MayHaveArrived,
+        // A gateway's answer: the service behind it may have acted.
+        Error::Api(api) => matches!(api.status, 502..=504),
+        _ => false,
+    }
+}
+
+/// Makes each builder into its request, without sending it.
+struct Checking;
+
+impl<'a> vidplat_core::OperationVisitor<'a> for Checking {
+    type Output = Result<(), Refusals>;
+
+    fn operation<Op>(self, builder: Op) -> Self::Output
+    where
+        Op: Operation + 'a,
+        Op::Success: Serialize,
+    {
+        match builder.prepare() {
+            Ok(_) => Ok(()),
+            Err(failure) => Err(match failure.kind {
+                vidplat_core::FailureKind::InvalidInput(refusals) => refusals,
+                vidplat_core::FailureKind::Refused(reason) => not_sendable(reason),
+                _ => Refusal::new(failure.to_string()).into(),
+            }),
+        }
+    }
+
+    fn list<Op>(self, builder: Op) -> Self::Output
+    where
+        Op: vidplat_core::Paginated + Unpin + 'a,
+        Op::Success: Serialize,
+        <Op::Success as vidplat_core::Paged>::Item: Serialize + serde::de::DeserializeOwned + Unpin + Send + 'static,
+    {
+        self.operation(builder)
+    }
+}
+
+fn not_sendable(reason: NotSendable) -> Refusals {
+    Refusal::new(reason.to_string()).into()
+}
+
+/// Sends each builder; its answer as JSON.
+struct Sending;
+
+impl<'a> vidplat_core::OperationVisitor<'a> for Sending {
+    type Output = futures_util::future::BoxFuture<'a, Result<Value, Error>>;
+
+    fn operation<Op>(self, builder: Op) -> Self::Output
+    where
+        Op: Operation + 'a,
+        Op::Success: Serialize,
+    {
+        Box::pin(async move {
+            let answer = crate::Call::call(builder).await?;
+            // The answer was decoded from JSON into types whose maps are keyed
+            // by text: it always makes JSON again. Were it not to, the work is
+            // still done, so the row is `Done` with no answer to show.
+            Ok(serde_json::to_value(answer).unwrap_or(Value::Null))
+        })
+    }
+
+    fn list<Op>(self, builder: Op) -> Self::Output
+    where
+        Op: vidplat_core::Paginated + Unpin + 'a,
+        Op::Success: Serialize,
+        <Op::Success as vidplat_core::Paged>::Item: Serialize + serde::de::DeserializeOwned + Unpin + Send + 'static,
+    {
+        // A row of a list is its first page, as the command without `--all`.
+        self.operation(builder)
+    }
+}
+
+/// What the journal says of a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// About to be sent (written before the call: a run killed during the
+    /// call leaves the row here, which a rerun takes as unknown).
+    Sent,
+    Done,
+    Failed,
+    Unknown,
+}
+
+impl State {
+    fn name(self) -> &'static str {
+        match self {
+            State::Sent => "sent",
+            State::Done => "ok",
+            State::Failed => "failed",
+            State::Unknown => "unknown",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Self> {
+        [State::Sent, State::Done, State::Failed, State::Unknown]
+            .into_iter()
+            .find(|state| state.name() == name)
+    }
+}
+
+/// The most bytes of a journal read back (a line a row, about 100 bytes each).
+const MAX_JOURNAL: u64 = 256 << 20;
+
+/// A batch's journal: one JSON line per event, appended with one write
+/// each (whole lines, never interleaved), so that a run killed at any point
+/// leaves every line it finished. The first line names the batch's
+/// operation; each other line a row, the digest of its arguments (so that
+/// a changed input is noticed) and its state.
+struct Journal {
+    path: PathBuf,
+    file: Mutex<std::fs::File>,
+    earlier: HashMap<u64, (String, State)>,
+}
+
+impl Journal {
+    fn open(path: &Path, service: Service, operation: &str) -> Result<Self, BatchError> {
+        let failed = |reason: String| BatchError::Journal {
+            path: path.to_owned(),
+            reason,
+        };
+        let header = json!({"vidplat_batch_journal": 1, "service": service.as_str(), "operation": operation});
+        let mut earlier = HashMap::new();
+        let existing = vidplat_core::__private::open_regular(path).map_err(|e| failed(e.to_string()))?;
+        let fresh = existing.is_none();
+        if let Some(file) = existing {
+            let mut lines = std::io::BufReader::new(std::io::Read::take(file, MAX_JOURNAL)).lines();
+            let first = lines.next().transpose().map_err(|e| failed(e.to_string()))?;
+            let first: Option<Value> = first.and_then(|line| serde_json::from_str(&line).ok());
+            if first.as_ref() != Some(&header) {
+                return Err(failed(format!(
+                    "is not the journal of a batch of {service} {operation} (name another journal)"
+                )));
+            }
+            for line in lines {
+                let line = line.map_err(|e| failed(e.to_string()))?;
+                // A line a killed run left unfinished says nothing.
+                let Ok(record) = serde_json::from_str::<Value>(&line) else {
+                    continue;
+                };
+                let (Some(row), Some(key), Some(state)) = (
+                    record["row"].as_u64(),
+                    record["key"].as_str(),
+                    record["state"].as_str().and_then(State::from_name),
+                ) else {
+                    continue;
+                };
+                earlier.insert(row, (key.to_owned(), state));
+            }
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.append(true).create(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(0o600);
+        }
+        let mut file = options.open(path).map_err(|e| failed(e.to_string()))?;
+        if !file.metadata().map_err(|e| failed(e.to_string()))?.is_file() {
+            return Err(failed("is not a regular file".to_owned()));
+        }
+        if fresh {
+            writeln!(file, "{header}").map_err(|e| failed(e.to_string()))?;
+        }
+        Ok(Self {
+            path: path.to_owned(),
+            file: Mutex::new(file),
+            earlier,
+        })
+    }
+
+    /// What an earlier run recorded of row `number`, whose arguments' digest is `key`.
+    fn earlier(&self, number: u64, key: &str) -> Result<Option<State>, BatchError> {
+        match self.earlier.get(&number) {
+            Some((recorded, _)) if recorded != key => Err(BatchError::RowChanged { number }),
+            Some((_, state)) => Ok(Some(*state)),
+            None => Ok(None),
+        }
+    }
+
+    fn record(&self, number: u64, key: &str, state: State) -> Result<(), BatchError> {
+        let mut line = json!({"row": number, "key": key, "state": state.name()}).to_string();
+        line.push('\n');
+        let mut file = self.file.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // One write of the whole line: a killed run leaves whole lines only.
+        file.write_all(line.as_bytes()).map_err(|e| BatchError::Journal {
+            path: self.path.clone(),
+            reason: e.to_string(),
+        })
+    }
+}
+
+/// The digest of a row's arguments: SHA-256 of their JSON, hex (no value is
+/// written to the journal, only this).
+fn row_key(args: &Args) -> String {
+    let mut bytes = serde_json::to_vec(args.members()).unwrap_or_default();
+    if let Some(raw) = args.raw_body() {
+        bytes.push(0);
+        bytes.extend_from_slice(raw);
+    }
+    hex::encode(&ring::digest::digest(&ring::digest::SHA256, &bytes).as_ref()[..16])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn journal_at(dir: &Path, lines: &str) -> PathBuf {
+        let path = dir.join("rows.journal");
+        std::fs::write(&path, lines).expect("a journal written");
+        path
+    }
+
+    #[test]
+    fn a_journal_keeps_whole_lines_and_refuses_another_batchs() {
+        let dir = std::env::temp_dir().join(format!("vidplat-batch-journal-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a directory");
+        let header = r#"{"operation":"register_task","service":"encoder","vidplat_batch_journal":1}"#;
+        // The last line was cut by a killed run: it says nothing.
+        let path = journal_at(
+            &dir,
+            &format!("{header}\n{{\"row\":1,\"key\":\"k1\",\"state\":\"ok\"}}\n{{\"row\":2,\"key\":\"k2\",\"state\":\"sent\"}}\n{{\"row\":3,\"key\":\"k3\",\"sta"),
+        );
+        let journal = Journal::open(&path, Service::Encoder, "register_task").expect("the journal opens");
+        assert_eq!(journal.earlier(1, "k1").expect("row 1"), Some(State::Done));
+        assert_eq!(journal.earlier(2, "k2").expect("row 2"), Some(State::Sent));
+        assert_eq!(journal.earlier(3, "k3").expect("row 3"), None);
+        assert!(matches!(
+            journal.earlier(1, "other"),
+            Err(BatchError::RowChanged { number: 1 })
+        ));
+
+        let Err(other) = Journal::open(&path, Service::Encoder, "register_preset") else {
+            panic!("another batch's journal opened");
+        };
+        assert!(
+            other
+                .to_string()
+                .contains("is not the journal of a batch of encoder register_preset"),
+            "{other}"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let fresh = dir.join("fresh.journal");
+            drop(Journal::open(&fresh, Service::Vms, "register_label").expect("a new journal"));
+            let mode = std::fs::metadata(&fresh).expect("written").permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "only its owner reads it");
+        }
+        std::fs::remove_dir_all(&dir).expect("the directory removed");
+    }
+}
