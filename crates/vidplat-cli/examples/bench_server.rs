@@ -1,7 +1,8 @@
-//! The list benchmark's server (BENCHMARKS.md (h)): a local encoding service
-//! answering `GET /v1/tasks?page=P&per_page=N` from `--tasks` tasks (default
-//! 10,000; 100 a page unless asked), every page's body made before it
-//! listens, answered at once. Prints `VIDPLAT_ENCODER_URL=http://127.0.0.1:PORT`
+//! The list and batch benchmarks' server (BENCHMARKS.md (h) and (m)): a
+//! local encoding service answering `GET /v1/tasks?page=P&per_page=N` from
+//! `--tasks` tasks (default 10,000; 100 a page unless asked), every page's
+//! body made before it listens, and `POST /v1/tasks` with a registration of
+//! one task (the next id), answered at once. Prints `VIDPLAT_ENCODER_URL=http://127.0.0.1:PORT`
 //! on stdout, then serves until its stdin closes.
 //!
 //! ```sh
@@ -14,6 +15,7 @@ use axum::http::header;
 use axum::routing::get;
 use axum::Router;
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 const PER_PAGE: u64 = 100;
@@ -56,6 +58,8 @@ struct ListQuery {
 
 struct Tasks {
     count: u64,
+    /// Tasks registered so far.
+    registered: AtomicU64,
     /// The bodies of the pages of PER_PAGE tasks.
     pages: Vec<Bytes>,
 }
@@ -91,6 +95,7 @@ async fn main() -> std::io::Result<()> {
     let pages = count.div_ceil(PER_PAGE).max(1);
     let tasks = Arc::new(Tasks {
         count,
+        registered: AtomicU64::new(0),
         pages: (1..=pages).map(|p| page(count, p, PER_PAGE)).collect(),
     });
     let app = Router::new()
@@ -110,7 +115,14 @@ async fn main() -> std::io::Result<()> {
                     };
                     ([(header::CONTENT_TYPE, "application/json")], body)
                 },
-            ),
+            )
+            .post(|State(tasks): State<Arc<Tasks>>| async move {
+                let id = tasks.registered.fetch_add(1, Ordering::Relaxed) + 1;
+                let mut registered = task(id);
+                registered["status"] = json!("waiting");
+                let body = json!({"transaction": id, "success_count": 1, "failure_count": 0, "tasks": [registered]});
+                ([(header::CONTENT_TYPE, "application/json")], body.to_string())
+            }),
         )
         .with_state(tasks);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;

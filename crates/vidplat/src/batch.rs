@@ -25,7 +25,7 @@
 //! let batch = client.batch(Service::Encoder, "register_task")?.journal("tasks.journal");
 //! let refused = batch.check(&rows);
 //! assert!(refused.is_empty(), "{refused:?}");
-//! let mut outcomes = batch.run(rows).await?;
+//! let mut outcomes = batch.run(futures_util::stream::iter(rows)).await?;
 //! while let Some(row) = outcomes.next().await {
 //!     let row = row?;
 //!     if let Outcome::Done(answer) = &row.outcome {
@@ -36,7 +36,7 @@
 //! ```
 
 use crate::Error;
-use futures_util::stream::{self, BoxStream, StreamExt as _};
+use futures_util::stream::{BoxStream, StreamExt as _};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -289,19 +289,19 @@ impl Batch<'_> {
             .collect()
     }
 
-    /// Runs every row (in any order, at most [`Batch::parallel`] at once)
-    /// and yields each row's outcome as it ends. Check the rows first
+    /// Runs every row of `rows`, any stream (`futures::stream::iter(vec)`
+    /// for rows in hand), in any order and at most [`Batch::parallel`] at
+    /// once, and yields each row's outcome as it ends. Check the rows first
     /// ([`Batch::check`]): a row refused here is a [`Outcome::Failed`].
     pub async fn run<'a>(
         &'a self,
-        rows: impl IntoIterator<Item = BatchRow> + Send + 'a,
+        rows: impl futures_util::Stream<Item = BatchRow> + Send + 'a,
     ) -> Result<BoxStream<'a, Result<RowOutcome, BatchError>>, BatchError> {
         let journal = match &self.journal {
             Some(path) => Some(Arc::new(Journal::open(path, self.service, self.operation.id)?)),
             None => None,
         };
-        let rows = rows.into_iter().collect::<Vec<_>>();
-        Ok(stream::iter(rows)
+        Ok(rows
             .map(move |row| {
                 let journal = journal.clone();
                 async move { self.run_row(row, journal.as_deref()).await }

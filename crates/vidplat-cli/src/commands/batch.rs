@@ -89,6 +89,9 @@ pub fn define(command: Command) -> Command {
         )
 }
 
+/// How often the rows' lines are flushed to stdout.
+const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// The most bytes of rows read (a file of a million short rows fits).
 const MAX_ROWS_BYTES: u64 = 256 << 20;
 
@@ -183,13 +186,16 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         rows.retain(|row| !skipped.contains(&row.number));
     }
 
-    let params: Vec<(u64, Map<String, Value>)> = rows
+    let mut params: std::collections::HashMap<u64, Map<String, Value>> = rows
         .iter()
         .map(|row| (row.number, key_params(spec, &row.args)))
+        .filter(|(_, params)| !params.is_empty())
         .collect();
-    let mut outcomes = batch.run(rows).await.map_err(batch_failure)?;
+    let mut outcomes = batch.run(futures::stream::iter(rows)).await.map_err(batch_failure)?;
     let mut counts = [0usize; 5];
     let stdout = &mut *invocation.io.stdout;
+    let mut last_flush = std::time::Instant::now();
+    let mut unflushed = false;
     loop {
         let outcome = tokio::select! {
             outcome = outcomes.next() => match outcome {
@@ -205,12 +211,16 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
                 )?;
                 continue;
             }
+            // No row ended for a while: what was written goes out now.
+            () = tokio::time::sleep(FLUSH_EVERY), if unflushed => {
+                stdout.flush()?;
+                (unflushed, last_flush) = (false, std::time::Instant::now());
+                continue;
+            }
         };
         let mut line = json!({"row": outcome.number, "status": outcome.outcome.name()});
-        if let Some((_, params)) = params.iter().find(|(number, _)| *number == outcome.number) {
-            if !params.is_empty() {
-                line["params"] = Value::Object(params.clone());
-            }
+        if let Some(params) = params.remove(&outcome.number) {
+            line["params"] = Value::Object(params);
         }
         let slot = match outcome.outcome {
             Outcome::Done(answer) => {
@@ -232,8 +242,13 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         let mut text = serde_json::to_vec(&line).map_err(|e| Failure::Output(std::io::Error::other(e)))?;
         text.push(b'\n');
         stdout.write_all(&text)?;
-        // Each row as it ends: a reader follows the batch, and a killed run has printed what it did.
-        stdout.flush()?;
+        unflushed = true;
+        // A reader follows the batch a tenth of a second behind at most (the journal, not
+        // stdout, is what a rerun reads).
+        if last_flush.elapsed() >= FLUSH_EVERY {
+            stdout.flush()?;
+            (unflushed, last_flush) = (false, std::time::Instant::now());
+        }
     }
     stdout.flush()?;
     let [ok, failed, unknown, done_before, unknown_before] = counts;
