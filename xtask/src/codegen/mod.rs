@@ -7,46 +7,24 @@
 //!    writes the types (typify) and its client;
 //! 2. `model` describes every operation from the YAML and the types
 //!    progenitor chose for its parameters and answer;
-//! 3. the passes (`passes::PASSES`) rewrite progenitor's output, each over
-//!    `syn` nodes, each checked against the number of sites the YAML says it
-//!    must find; `keep` drops progenitor's client and builders;
-//! 4. whole items are generated from the YAML and the model: the open
-//!    enums, `Paged` and the setter conversions, the client and its
-//!    builders (`builders`), paging, the operation table, the aliases;
-//! 5. the test driver, the kit's markers and the operation index are
-//!    written from the model. The command line has no generated file: it
+//! 3. the passes (`passes/`, in the order of `passes::PASSES`) rewrite
+//!    progenitor's output, each over `syn` nodes, each checked against the
+//!    number of sites the YAML says it must find; `keep` drops progenitor's
+//!    client and builders;
+//! 4. whole items (`items/`) are generated from the YAML and the model: the
+//!    open enums, `Paged` and the setter conversions, the client and its
+//!    operation builders, paging, the operation table, the aliases;
+//! 5. the files beside the client crates (`emit/`): the test driver, the
+//!    kit's markers, the exporter's report schema and the operation index. The command line has no generated file: it
 //!    builds its commands from the table (`operations::ALL`, and `HELP` with
 //!    the client crates' `help` feature).
 
-mod aliases;
-mod builders;
-mod builders_feature;
-mod conversions;
-mod describe;
-mod driver;
-mod enums;
-mod expect;
-mod export;
-mod from_read;
-mod index;
-mod keep;
-mod mock;
+mod emit;
+mod items;
 mod model;
-mod nulls;
-mod paging;
 mod passes;
-mod patches;
-mod patterns;
-mod period;
-mod reads;
-mod refusals;
-mod schemars;
-mod secrets;
-mod setters;
 mod spec;
 mod syntax;
-mod table;
-mod where_called;
 
 use crate::services::{repo_root, Service, SERVICES};
 use anyhow::{anyhow, bail, Context, Result};
@@ -103,7 +81,7 @@ pub fn run(check: bool) -> Result<()> {
     }
     let index = [(
         repo_root().join("crates/vidplat/src/operations.md"),
-        index::render(&rows),
+        emit::operation_index::render(&rows),
     )];
     stale.extend(write_or_check(index, check)?);
     if !stale.is_empty() {
@@ -135,7 +113,7 @@ pub struct Generated {
     /// `crates/vidplat-test/src/generated/<service>.rs`.
     pub mocks: String,
     /// The service's rows of the operation index.
-    pub rows: Vec<index::Row>,
+    pub rows: Vec<emit::operation_index::Row>,
     /// Each pass and the sites it changed.
     pub passes: Vec<(&'static str, usize)>,
 }
@@ -176,28 +154,29 @@ pub fn generate(service: &Service) -> Result<Generated> {
     let mut passes = passes::run(&mut file, &spec)?;
 
     let types = syntax::types_module(&mut file)?;
-    let mut added = enums::items(&enums)?;
-    added.extend(paging::paged_impls(types)?);
-    added.extend(conversions::items(types)?);
-    added.extend(from_read::items(&spec, types)?);
+    let mut added = items::enums::items(&enums)?;
+    added.extend(items::paging::paged_impls(types)?);
+    added.extend(items::conversions::items(types)?);
+    added.extend(items::from_read::items(&spec, types)?);
     types.extend(added);
-    let mut items = builders::items(service.title, &spec, &operations)?;
+    let mut items = items::operation_builders::items(service.title, &spec, &operations)?;
     let builder = syntax::module_items(&mut items, "builder").context("the generated `builder` module")?;
-    builder.extend(paging::paginated_impls(&operations)?);
-    builder.extend(period::period_methods(&operations)?);
+    builder.extend(items::paging::paginated_impls(&operations)?);
+    builder.extend(items::period::period_methods(&operations)?);
     file.items.extend(items);
-    file.items.push(table::module(service, &spec, &operations)?);
-    file.items.extend(aliases::alias_methods(&spec)?);
-    file.items.extend(from_read::modify_methods(&spec, &operations)?);
+    file.items
+        .push(items::operation_table::module(service, &spec, &operations)?);
+    file.items.extend(items::aliases::alias_methods(&spec)?);
+    file.items.extend(items::from_read::modify_methods(&spec, &operations)?);
     passes.push(passes::run_one(&passes::LAST, &mut file, &spec)?);
 
     let exports = match service.name {
-        "analytics" => Some(export::render(&spec, &operations, &file)?),
+        "analytics" => Some(emit::export_schema::render(&spec, &operations, &file)?),
         _ => None,
     };
-    let driver = driver::render(service, &spec)?;
-    let mocks = mock::render(service, &spec, &operations)?;
-    let rows = index::rows(service.name, &operations, &spec);
+    let driver = emit::test_driver::render(service, &spec)?;
+    let mocks = emit::kit_markers::render(service, &spec, &operations)?;
+    let rows = emit::operation_index::rows(service.name, &operations, &spec);
     let header = format!(
         "// @generated by `cargo xtask codegen` from openapi/{}.yaml (progenitor {PROGENITOR_VERSION}).\n\
          // Do not edit: change the YAML or xtask/src/codegen/ and run `cargo xtask codegen`.\n\n\

@@ -3,7 +3,7 @@
 //! members and statuses, secret members, bounds), the schemas reachable from
 //! requests or responses, and the YAML as progenitor should see it.
 
-use crate::codegen::patterns::Compiled;
+use crate::codegen::passes::patterns::Compiled;
 use crate::services::operations;
 use anyhow::Result;
 use proc_macro2::TokenStream;
@@ -224,7 +224,7 @@ pub fn returned_bounds_problems(spec: &Value) -> Vec<String> {
                             "uniqueItems" => value == &Value::Bool(true),
                             "pattern" => value
                                 .as_str()
-                                .is_some_and(|p| crate::codegen::patterns::translate(p).is_ok()),
+                                .is_some_and(|p| crate::codegen::passes::patterns::translate(p).is_ok()),
                             _ => false,
                         };
                         if !fits {

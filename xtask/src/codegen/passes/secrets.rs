@@ -3,7 +3,7 @@
 //! secrets), and of its builder, is replaced by one that prints
 //! `[redacted]` for those members.
 
-use crate::codegen::expect::Expect;
+use crate::codegen::passes::expect::Expect;
 use crate::codegen::spec::secret_members;
 use crate::codegen::syntax::types_module;
 use anyhow::{bail, Context, Result};

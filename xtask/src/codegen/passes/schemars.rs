@@ -2,7 +2,7 @@
 //! with the generated crate's `schemars` feature: no user pays for the derive
 //! (and the schemars crate) unless they ask for it.
 
-use crate::codegen::expect::Expect;
+use crate::codegen::passes::expect::Expect;
 use serde_json::Value;
 
 pub fn run(file: &mut syn::File, _spec: &Value) -> anyhow::Result<usize> {

@@ -10,7 +10,7 @@
 //! the members left, code quadratic in the members for the compiler (a
 //! quarter of vidplat-vms's LLVM lines went to 27-member bodies).
 
-use crate::codegen::expect::Expect;
+use crate::codegen::passes::expect::Expect;
 use crate::codegen::syntax::{generic_args, is_named, module_items, named_fields, trait_name, types_module};
 use anyhow::{bail, Result};
 use serde_json::Value;

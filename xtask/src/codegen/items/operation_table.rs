@@ -4,10 +4,10 @@
 //! statuses, how its body is read), plus the service's error codes and secret
 //! members. The one list of operations.
 
-use crate::codegen::describe::{describe, MemberOrder};
+use crate::codegen::items::describe::{describe, MemberOrder};
+use crate::codegen::items::paging;
 use crate::codegen::model::Operation;
-use crate::codegen::paging;
-use crate::codegen::patterns::Compiled;
+use crate::codegen::passes::patterns::Compiled;
 use crate::codegen::spec::{checks_of, returned_bounds_problems, secret_members, success_checks_of, success_members};
 use crate::services::Service;
 use anyhow::{bail, Context, Result};

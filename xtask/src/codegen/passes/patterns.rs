@@ -10,7 +10,7 @@
 //! equivalent (lookaround, back-references, word boundaries, `\p{..}`, `\c`,
 //! `\0`) stop the generation.
 
-use crate::codegen::expect::Expect;
+use crate::codegen::passes::expect::Expect;
 use crate::codegen::syntax::types_module;
 use anyhow::{bail, ensure, Context, Result};
 use proc_macro2::TokenStream;
@@ -449,7 +449,7 @@ pub fn translate(pattern: &str) -> Result<String> {
 
 /// The code that reads the tables in the generated crates, as it is there.
 #[cfg(test)]
-#[path = "../../../crates/vidplat-core/src/text_pattern.rs"]
+#[path = "../../../../crates/vidplat-core/src/text_pattern.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod text_pattern;
 

@@ -4,7 +4,7 @@
 //! `send`s, and its imports of `progenitor_client` are dropped: the
 //! generator writes its own client and builders (`builders.rs`).
 
-use crate::codegen::expect::Expect;
+use crate::codegen::passes::expect::Expect;
 use crate::codegen::syntax::is_named;
 use anyhow::{bail, Result};
 use serde_json::Value;

@@ -4,7 +4,7 @@
 //! are compiled only with the generated crate's `builders` feature, so a
 //! user's build does not pay for them (about a quarter of the generated code).
 
-use crate::codegen::expect::Expect;
+use crate::codegen::passes::expect::Expect;
 use crate::codegen::spec::response_only_schemas;
 use crate::codegen::syntax::{module_items, trait_name, types_module};
 use anyhow::{bail, Result};

@@ -6,7 +6,7 @@
 //! bulk rows) reads these rows; none has its own emitter.
 
 use crate::bounds::resolve;
-use crate::codegen::builders::argument_name;
+use crate::codegen::items::operation_builders::argument_name;
 use crate::codegen::model::{Body, Location, Operation};
 use crate::codegen::spec::{is_nullable, parameters};
 use anyhow::{Context, Result};

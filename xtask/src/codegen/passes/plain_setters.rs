@@ -5,8 +5,8 @@
 //! builds up as the value moves outwards. The conversions each type accepts
 //! are generated beside it (`conversions.rs`).
 
-use crate::codegen::expect::Expect;
-use crate::codegen::refusals::builder_field_count;
+use crate::codegen::passes::expect::Expect;
+use crate::codegen::passes::refusals::builder_field_count;
 use crate::codegen::syntax::{first_generic, is_named, module_items, try_into_target, types_module};
 use anyhow::{bail, Result};
 use quote::quote;
@@ -48,7 +48,7 @@ pub fn run(file: &mut syn::File, _spec: &Value) -> Result<usize> {
 }
 
 pub fn expect(spec: &Value) -> Expect {
-    crate::codegen::refusals::expect(spec)
+    crate::codegen::passes::refusals::expect(spec)
 }
 
 fn rewrite(name: &syn::Ident, target: &syn::Type) -> Result<syn::ImplItemFn> {

@@ -7,7 +7,7 @@
 //! derives' functions are `#[inline]` already: `cargo llvm-lines -p
 //! vidplat-vms --lib` finds 89 lines left.)
 
-use crate::codegen::expect::Expect;
+use crate::codegen::passes::expect::Expect;
 use crate::codegen::spec::operations_with_ids;
 use anyhow::Result;
 use serde_json::Value;

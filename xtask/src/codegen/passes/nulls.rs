@@ -7,7 +7,7 @@
 //! dropping the member. Request schemas keep leaving absent members out: an
 //! update must not send `null` or `[]` for what the caller never set.
 
-use crate::codegen::expect::Expect;
+use crate::codegen::passes::expect::Expect;
 use crate::codegen::spec::{is_list_that_may_be_empty, is_nullable, response_only_schemas};
 use crate::codegen::syntax::{is_named, replace_skip_serializing_if, types_module, wire_name};
 use anyhow::Result;

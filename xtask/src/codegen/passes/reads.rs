@@ -11,7 +11,7 @@
 //! refused by name otherwise; unknown members are skipped, or kept in the
 //! `#[serde(flatten)]` map. Newtypes (`transparent`) and enums keep the derive.
 
-use crate::codegen::expect::Expect;
+use crate::codegen::passes::expect::Expect;
 use crate::codegen::syntax::{types_module, wire_name};
 use anyhow::{bail, Result};
 use quote::{format_ident, quote};

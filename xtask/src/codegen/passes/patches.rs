@@ -8,7 +8,7 @@
 //!   pass completes with a `clear_` twin;
 //! - an optional list becomes `Option<Vec<T>>`, so `Some(vec![])` sends `[]`.
 
-use crate::codegen::expect::Expect;
+use crate::codegen::passes::expect::Expect;
 use crate::codegen::spec::{is_nullable, update_schemas};
 use crate::codegen::syntax::{
     first_generic, is_named, module_items, replace_skip_serializing_if, try_into_target, types_module, wire_name,

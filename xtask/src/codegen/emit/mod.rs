@@ -1,0 +1,8 @@
+//! The files written beside the client crates, each from the model: the
+//! test driver, the test kit's markers, the exporter's report schema and the
+//! operation index.
+
+pub mod export_schema;
+pub mod kit_markers;
+pub mod operation_index;
+pub mod test_driver;
