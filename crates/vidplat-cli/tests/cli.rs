@@ -2488,3 +2488,92 @@ async fn a_batch_reads_body_paths_from_stdin_and_asks_updates_for_partial() {
          members (what the service does with the members an update leaves out is not shown)\n"
     );
 }
+
+#[tokio::test]
+async fn sign_page_signs_one_url_per_audience_line_and_refuses_every_bad_line_first() {
+    let cli = Cli::start().await;
+    let key_file = cli.config_dir.path().join("signing.key");
+    std::fs::write(&key_file, "0123456789abcdef0123456789abcdef\n").expect("key written");
+    let key = key_file.to_str().expect("a UTF-8 path");
+    let sign = |format: &'static str, audiences: &'static str| {
+        let cli = &cli;
+        async move {
+            cli.run_stdin(
+                &[
+                    "vms",
+                    "sign-page",
+                    "--page",
+                    "pg-1",
+                    "--domain",
+                    "video.example.com",
+                    "--valid-for",
+                    "2h",
+                    "--signing-key-file",
+                    key,
+                    "--audience-file",
+                    "-",
+                    "-o",
+                    format,
+                ],
+                audiences,
+            )
+            .await
+        }
+    };
+    let run = sign("ndjson", "ann\nbob\n\ncho\n").await;
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let audiences: Vec<&str> = lines
+        .iter()
+        .map(|l| l["audience"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(audiences, ["ann", "bob", "cho"], "a blank line is no user");
+    for line in &lines {
+        let url = line["url"].as_str().expect("a url");
+        let verified = cli
+            .run(&["vms", "verify-url", url, "--signing-key-file", key, "-o", "json"])
+            .await;
+        assert_eq!(verified.code, 0, "{verified:?}");
+        assert_eq!(verified.json()["audience"], line["audience"]);
+    }
+
+    let csv = sign("csv", "ann\nbob\n").await;
+    assert_eq!(csv.code, 0, "{csv:?}");
+    let mut rows = csv.stdout.lines();
+    assert_eq!(rows.next(), Some("audience,url"));
+    assert_eq!(rows.clone().count(), 2);
+    assert!(
+        rows.all(|row| row.contains(",https://video.example.com/pages/pg-1?")),
+        "{}",
+        csv.stdout
+    );
+
+    // A user holding the query's own characters is encoded, and verifies as written.
+    let special = sign("ndjson", "b&b\nc=d é\r\n").await;
+    assert_eq!(special.code, 0, "{special:?}");
+    let lines: Vec<Value> = special
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{special:?}");
+    for (line, audience) in lines.iter().zip(["b&b", "c=d é"]) {
+        assert_eq!(line["audience"], audience, "a CRLF file's line ends are not the user's");
+        let verified = cli
+            .run(&[
+                "vms",
+                "verify-url",
+                line["url"].as_str().expect("a url"),
+                "--signing-key-file",
+                key,
+                "-o",
+                "json",
+            ])
+            .await;
+        assert_eq!(verified.json()["audience"], audience, "{verified:?}");
+    }
+}

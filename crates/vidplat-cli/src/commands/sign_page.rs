@@ -39,6 +39,13 @@ pub fn define(command: Command) -> Command {
                 .value_name("USER")
                 .help("The user the URL is for"),
         )
+        .arg(
+            Arg::new("audience-file")
+                .long("audience-file")
+                .value_name("FILE")
+                .conflicts_with_all(["audience", "sim"])
+                .help("One signed URL per user: one user a line (- reads stdin), printed as a JSON line each (audience, url), or CSV with -o csv; every line is checked before any URL is printed"),
+        )
         .arg(signing_key_file())
         .arg(Arg::new("sim").long("sim").action(clap::ArgAction::SetTrue).help(
             "Print the address at which the simulator (VIDPLAT_SIM_URL, as `vidplat sim` exports it) \
@@ -56,6 +63,9 @@ pub(super) fn signing_key_file() -> Arg {
 
 pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     let client = invocation.client()?;
+    if let Some(file) = invocation.matches.get_one::<String>("audience-file") {
+        return signed_for_each(&client, file, invocation).await;
+    }
     let url = signed(Some(&client), invocation.matches).await?;
     let url = match invocation.matches.get_flag("sim") {
         true => simulator_address(&url)?,
@@ -99,26 +109,103 @@ pub(super) async fn page_key(client: &Client, page: &str) -> Result<SigningKey, 
     SigningKey::new(key).map_err(|e| Failure::Setup(format!("the page's signing key: {e}")))
 }
 
+/// The most bytes of audiences read (a million users of 60 characters fit).
+const MAX_AUDIENCE_FILE: u64 = 64 << 20;
+
+/// One signed URL per line of `file`, each line an audience.
+async fn signed_for_each(client: &Client, file: &str, invocation: Invocation<'_, '_>) -> Result<(), Failure> {
+    let matches = invocation.matches;
+    let mut bytes = Vec::new();
+    let read = match file {
+        "-" => std::io::Read::read_to_end(
+            &mut std::io::Read::take(&mut *invocation.io.stdin, MAX_AUDIENCE_FILE + 1),
+            &mut bytes,
+        ),
+        _ => match vidplat_core::__private::open_regular(std::path::Path::new(file)) {
+            Ok(Some(f)) => std::io::Read::read_to_end(&mut std::io::Read::take(f, MAX_AUDIENCE_FILE + 1), &mut bytes),
+            Ok(None) => return Err(Failure::Setup(format!("--audience-file {file}: no such file"))),
+            Err(e) => Err(e),
+        },
+    };
+    read.map_err(|e| Failure::Setup(format!("--audience-file {file}: {e}")))?;
+    if bytes.len() as u64 > MAX_AUDIENCE_FILE {
+        return Err(Failure::invalid(
+            "--audience-file",
+            format!("is larger than {MAX_AUDIENCE_FILE} bytes"),
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| Failure::invalid("--audience-file", "is not UTF-8 text"))?;
+    let (url, key) = (page_url(matches)?, key(Some(client), matches).await?);
+    let mut signed = Vec::new();
+    let mut problems = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let audience = line.trim_end_matches('\r');
+        if audience.is_empty() {
+            continue;
+        }
+        match signing::sign(&url, &key, &grant(matches, Some(audience))) {
+            Ok(signed_url) => signed.push((audience, signed_url)),
+            Err(e) => problems.push((format!("--audience-file line {}", index + 1), e.to_string())),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Failure::refused(problems));
+    }
+    let stdout = &mut *invocation.io.stdout;
+    if invocation.format == crate::output::Format::Csv {
+        let mut csv = csv::Writer::from_writer(stdout);
+        csv.write_record(["audience", "url"]).map_err(csv_failure)?;
+        for (audience, url) in &signed {
+            csv.write_record([audience, url.as_str()]).map_err(csv_failure)?;
+        }
+        csv.flush()?;
+    } else {
+        for (audience, url) in &signed {
+            writeln!(stdout, "{}", serde_json::json!({"audience": audience, "url": url}))?;
+        }
+    }
+    Ok(())
+}
+
+fn csv_failure(error: csv::Error) -> Failure {
+    Failure::Output(std::io::Error::other(error))
+}
+
+/// The page's URL from `--domain` and `--page`.
+fn page_url(matches: &ArgMatches) -> Result<String, Failure> {
+    let text = |id: &str| matches.get_one::<String>(id).map(String::as_str).unwrap_or_default();
+    signing::page_url(text("domain"), text("page")).map_err(|e| Failure::invalid("--domain", e.to_string()))
+}
+
+/// `--valid-for`, for `audience`.
+fn grant(matches: &ArgMatches, audience: Option<&str>) -> Grant {
+    let valid_for = *matches.get_one::<Duration>("valid-for").unwrap_or(&Duration::ZERO);
+    let grant = Grant::valid_for(valid_for);
+    match audience {
+        Some(audience) => grant.audience(audience),
+        None => grant,
+    }
+}
+
+/// The key from `--signing-key-file`, else the page's own.
+async fn key(client: Option<&Client>, matches: &ArgMatches) -> Result<SigningKey, Failure> {
+    match signing_key(matches)? {
+        Some(key) => Ok(key),
+        None => {
+            let page = matches
+                .get_one::<String>("page")
+                .map(String::as_str)
+                .unwrap_or_default();
+            page_key(client.ok_or_else(needs_client)?, page).await
+        }
+    }
+}
+
 /// The signed URL.
 async fn signed(client: Option<&Client>, matches: &ArgMatches) -> Result<String, Failure> {
-    let page = matches
-        .get_one::<String>("page")
-        .map(String::as_str)
-        .unwrap_or_default();
-    let domain = matches
-        .get_one::<String>("domain")
-        .map(String::as_str)
-        .unwrap_or_default();
-    let valid_for = *matches.get_one::<Duration>("valid-for").unwrap_or(&Duration::ZERO);
-    let mut grant = Grant::valid_for(valid_for);
-    if let Some(audience) = matches.get_one::<String>("audience") {
-        grant = grant.audience(audience);
-    }
-    let key = match signing_key(matches)? {
-        Some(key) => key,
-        None => page_key(client.ok_or_else(needs_client)?, page).await?,
-    };
-    let url = signing::page_url(domain, page).map_err(|e| Failure::invalid("--domain", e.to_string()))?;
+    let key = key(client, matches).await?;
+    let url = page_url(matches)?;
+    let grant = grant(matches, matches.get_one::<String>("audience").map(String::as_str));
     signing::sign(&url, &key, &grant).map_err(|e| Failure::invalid("--page", e.to_string()))
 }
 
