@@ -38481,6 +38481,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38591,6 +38592,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38719,6 +38721,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38838,6 +38841,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38930,6 +38934,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39031,6 +39036,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39141,6 +39147,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39233,6 +39240,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39343,6 +39351,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.login_id",
@@ -39414,6 +39423,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39524,6 +39534,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39634,6 +39645,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39742,6 +39754,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39852,6 +39865,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39962,6 +39976,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -40072,6 +40087,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40170,6 +40186,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40268,6 +40285,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40366,6 +40384,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40482,6 +40501,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40580,6 +40600,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.granularity",
@@ -40647,6 +40668,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40744,6 +40766,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40859,6 +40882,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40974,6 +40998,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41072,6 +41097,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.granularity",
@@ -41139,6 +41165,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
@@ -41197,6 +41224,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41295,6 +41323,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41393,6 +41422,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.granularity",
@@ -41476,6 +41506,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41591,6 +41622,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41706,6 +41738,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41795,6 +41828,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: true,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",

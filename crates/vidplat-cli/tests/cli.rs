@@ -2577,3 +2577,30 @@ async fn sign_page_signs_one_url_per_audience_line_and_refuses_every_bad_line_fi
         assert_eq!(verified.json()["audience"], audience, "{verified:?}");
     }
 }
+
+#[tokio::test]
+async fn a_batch_waits_only_where_the_limit_frees_by_itself() {
+    // A preset's limit frees only when one is deleted: no wait, the row fails.
+    let cli = Cli::start_with(SimConfig {
+        max_presets: 1,
+        ..SimConfig::fast()
+    })
+    .await;
+    let rows = "name,destination,format,output-filename\n\
+                p-one,https://upload.example.com/out,MP4,%INPUT_FILENAME%\n\
+                p-two,https://upload.example.com/out,MP4,%INPUT_FILENAME%\n";
+    let run = cli
+        .run_stdin(&["batch", "encoder", "register-preset", "-", "--parallel", "1"], rows)
+        .await;
+    assert_eq!(run.code, 1, "{run:?}");
+    let statuses = row_statuses(&run);
+    assert_eq!(statuses.get(&1).map(String::as_str), Some("ok"), "{run:?}");
+    assert_eq!(statuses.get(&2).map(String::as_str), Some("failed"), "{run:?}");
+    assert!(run.stdout.contains("\"code\":\"OVER_SERVICE_LIMIT\""), "{}", run.stdout);
+    assert!(!run.stderr.contains("waiting"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("batch: 1 ok, 1 failed, 0 unknown"),
+        "{}",
+        run.stderr
+    );
+}

@@ -347,6 +347,9 @@ pub struct OperationMeta {
     pub permission_assumed: bool,
     /// Analytics: counts against the per-minute and concurrency limits (not only the monthly one).
     pub rate_limited: bool,
+    /// Its answer lists the tasks it registered, and its `403 OVER_SERVICE_LIMIT`
+    /// clears as tasks end (the YAML's `x-registers-tasks`).
+    pub registers_tasks: bool,
     /// Documented bounds of the query and body, checked before the request leaves.
     pub checks: &'static [crate::validate::Check],
     /// Top-level members of the success body's schema (empty when it has none):
@@ -457,6 +460,7 @@ mod routing_tests {
             permission: None,
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[],

@@ -23,6 +23,7 @@ const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMe
         permission: None,
         permission_assumed: false,
         rate_limited: true,
+        registers_tasks: false,
         checks: &[],
         success_members: &["id", "status"],
         success_statuses: &[200..=200],

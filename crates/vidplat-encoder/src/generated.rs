@@ -13678,6 +13678,7 @@ pub mod operations {
             permission: Some("task read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "canceled",
@@ -13750,6 +13751,7 @@ pub mod operations {
             permission: None,
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["external_id"],
             success_statuses: &[200u16..=200u16],
@@ -13784,6 +13786,7 @@ pub mod operations {
             permission: Some("task read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "notify_error",
@@ -13810,6 +13813,7 @@ pub mod operations {
             permission: Some("task read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -13868,6 +13872,7 @@ pub mod operations {
             permission: Some("preset read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -13939,6 +13944,7 @@ pub mod operations {
             permission: Some("preset register"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14114,6 +14120,7 @@ pub mod operations {
             permission: Some("preset delete"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14145,6 +14152,7 @@ pub mod operations {
             permission: Some("preset read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14243,6 +14251,7 @@ pub mod operations {
             permission: Some("preset update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14418,6 +14427,7 @@ pub mod operations {
             permission: Some("profile read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -14477,6 +14487,7 @@ pub mod operations {
             permission: Some("profile register"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14573,6 +14584,7 @@ pub mod operations {
             permission: Some("profile delete"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14604,6 +14616,7 @@ pub mod operations {
             permission: Some("profile read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14682,6 +14695,7 @@ pub mod operations {
             permission: Some("profile update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14780,6 +14794,7 @@ pub mod operations {
             permission: Some("task read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -14820,6 +14835,7 @@ pub mod operations {
             permission: Some("task register"),
             permission_assumed: true,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14872,6 +14888,7 @@ pub mod operations {
             permission: Some("task delete"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14903,6 +14920,7 @@ pub mod operations {
             permission: Some("task read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14960,6 +14978,7 @@ pub mod operations {
             permission: Some("task delete"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14981,6 +15000,7 @@ pub mod operations {
             permission: Some("task read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.page",
@@ -15154,6 +15174,7 @@ pub mod operations {
             permission: Some("task register"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: true,
             checks: &[
                 vidplat_core::Check {
                     at: "body.episode_name",
@@ -15452,6 +15473,7 @@ pub mod operations {
             permission: Some("task delete"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -15483,6 +15505,7 @@ pub mod operations {
             permission: Some("task read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -15600,6 +15623,7 @@ pub mod operations {
             permission: Some("uploaded-file read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.readable",

@@ -43836,6 +43836,7 @@ pub mod operations {
             permission: Some("category read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -43874,6 +43875,7 @@ pub mod operations {
             permission: Some("category register"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -43924,6 +43926,7 @@ pub mod operations {
             permission: Some("category delete"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -43955,6 +43958,7 @@ pub mod operations {
             permission: Some("category read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["created_at", "id", "name", "statistics", "updated_at"],
             success_statuses: &[200u16..=200u16],
@@ -44002,6 +44006,7 @@ pub mod operations {
             permission: Some("category update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -44061,6 +44066,7 @@ pub mod operations {
             permission: Some("content forward policy read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -44101,6 +44107,7 @@ pub mod operations {
             permission: Some("content forward policy read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -44159,6 +44166,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.page",
@@ -44377,6 +44385,7 @@ pub mod operations {
             permission: Some("content register"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.chapters",
@@ -44905,6 +44914,7 @@ pub mod operations {
             permission: Some("content delete"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -44936,6 +44946,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "category_id",
@@ -45277,6 +45288,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.chapters",
@@ -45567,6 +45579,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -45629,6 +45642,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -45737,6 +45751,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -45806,6 +45821,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -45846,6 +45862,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "content",
@@ -45926,6 +45943,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -46043,6 +46061,7 @@ pub mod operations {
             permission: Some("content viewing"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.ss",
@@ -46221,6 +46240,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -46283,6 +46303,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -46411,6 +46432,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -46482,6 +46504,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.order",
@@ -46535,6 +46558,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -46575,6 +46599,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "content",
@@ -46657,6 +46682,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -46794,6 +46820,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: true,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["statistics"],
             success_statuses: &[200u16..=200u16],
@@ -46852,6 +46879,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -46902,6 +46930,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -46994,6 +47023,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -47034,6 +47064,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -47100,6 +47131,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.streams",
@@ -47187,6 +47219,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -47303,6 +47336,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.audio_bitrate",
@@ -47601,6 +47635,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -47725,6 +47760,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -47765,6 +47801,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "audio_bitrate",
@@ -47913,6 +47950,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.audio_bitrate",
@@ -48220,6 +48258,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -48282,6 +48321,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -48390,6 +48430,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -48459,6 +48500,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -48499,6 +48541,7 @@ pub mod operations {
             permission: Some("content read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "content",
@@ -48579,6 +48622,7 @@ pub mod operations {
             permission: Some("content update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -48696,6 +48740,7 @@ pub mod operations {
             permission: Some("viewing page read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "query.page",
@@ -48850,6 +48895,7 @@ pub mod operations {
             permission: Some("viewing page register"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.access_denial_timeout",
@@ -49067,6 +49113,7 @@ pub mod operations {
             permission: Some("viewing page delete"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -49098,6 +49145,7 @@ pub mod operations {
             permission: Some("viewing page read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "access_denial_timeout",
@@ -49185,6 +49233,7 @@ pub mod operations {
             permission: Some("viewing page update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.access_denial_timeout",
@@ -49374,6 +49423,7 @@ pub mod operations {
             permission: Some("viewing page update"),
             permission_assumed: true,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.revoked_audience",
@@ -49424,6 +49474,7 @@ pub mod operations {
             permission: Some("label read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -49452,6 +49503,7 @@ pub mod operations {
             permission: Some("label register"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -49493,6 +49545,7 @@ pub mod operations {
             permission: Some("label delete"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -49524,6 +49577,7 @@ pub mod operations {
             permission: Some("label read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["created_at", "id", "name", "updated_at"],
             success_statuses: &[200u16..=200u16],
@@ -49562,6 +49616,7 @@ pub mod operations {
             permission: Some("label update"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -49612,6 +49667,7 @@ pub mod operations {
             permission: Some("content viewing"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "playlist_description",
@@ -49676,6 +49732,7 @@ pub mod operations {
             permission: Some("site read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -49716,6 +49773,7 @@ pub mod operations {
             permission: Some("site read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "access_denial_timeout",
@@ -49777,6 +49835,7 @@ pub mod operations {
             permission: Some("streaming policy read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -49835,6 +49894,7 @@ pub mod operations {
             permission: Some("streaming policy read"),
             permission_assumed: false,
             rate_limited: false,
+            registers_tasks: false,
             checks: &[],
             success_members: &[
                 "created_at",

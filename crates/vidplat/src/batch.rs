@@ -171,12 +171,6 @@ pub struct Batch<'c> {
 #[cfg(feature = "encoder")]
 pub type QueueFullNotice = Arc<dyn Fn(u64, Option<i64>) + Send + Sync>;
 
-/// The operations whose `403 OVER_SERVICE_LIMIT` clears by itself: the
-/// registrable task count, which frees as tasks end. (A preset's or a
-/// profile's limit frees only when one is deleted: no wait helps.)
-#[cfg(feature = "encoder")]
-const DRAINING: &[&str] = &["register_task"];
-
 impl crate::Client {
     /// The operation `operation` (its `operationId`, `register_task`) of
     /// `service`, to run over rows of arguments. At most 4 rows are in
@@ -353,7 +347,9 @@ impl Batch<'_> {
             #[cfg(feature = "encoder")]
             if let Outcome::Failed(Error::Api(api)) = &outcome {
                 let full = api.status == 403 && api.code.as_deref() == Some("OVER_SERVICE_LIMIT");
-                if full && DRAINING.contains(&self.operation.id) && waited < self.queue_polling.max_wait {
+                // Only a registration of tasks frees by itself, as tasks end (a
+                // preset's or a profile's limit frees when one is deleted).
+                if full && self.operation.registers_tasks && waited < self.queue_polling.max_wait {
                     let before = self.active_tasks().await;
                     if let Some(notice) = &self.on_queue_full {
                         notice(row.number, before);

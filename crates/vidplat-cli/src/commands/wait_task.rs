@@ -32,7 +32,7 @@ pub fn define(command: Command) -> Command {
 /// Whether `operation` takes `--wait`: it registers tasks, and the command
 /// then waits for them as `wait-task` does.
 pub fn waits_after(operation: &vidplat_core::OperationMeta) -> bool {
-    operation.id == "register_task"
+    operation.registers_tasks
 }
 
 /// `--wait` and `--poll-interval`, for the operation [`waits_after`] names.

@@ -471,6 +471,7 @@ mod tests {
         permission: None,
         permission_assumed: false,
         rate_limited: true,
+        registers_tasks: false,
         checks: &[],
         success_members: &[],
         success_statuses: &[200..=200],

@@ -43,6 +43,7 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             _ => global_auth,
         };
         let rate_limited = yaml["x-quota"]["per_minute"].as_bool() == Some(true);
+        let registers_tasks = yaml["x-registers-tasks"].as_bool() == Some(true);
         let permission = match yaml["x-permission"].as_str() {
             Some(name) => quote! { Some(#name) },
             None => quote! { None },
@@ -93,6 +94,7 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 permission: #permission,
                 permission_assumed: #permission_assumed,
                 rate_limited: #rate_limited,
+                registers_tasks: #registers_tasks,
                 checks: &[#(#checks),*],
                 success_members: &[#(#success_members),*],
                 success_statuses: &[#(#statuses),*],
