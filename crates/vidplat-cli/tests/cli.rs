@@ -2604,3 +2604,57 @@ async fn a_batch_waits_only_where_the_limit_frees_by_itself() {
         run.stderr
     );
 }
+
+#[tokio::test]
+async fn a_batch_with_wait_prints_each_row_with_its_ended_tasks_and_exits_4_on_a_failed_one() {
+    let cli = Cli::start().await;
+    let profile = cli.profile().await;
+    cli.clips(3);
+    cli.sim.add_input_file("will-fail.mp4", 1_000);
+    let rows =
+        format!("profile-id,input-filepath\n{profile},clip-1.mp4\n{profile},will-fail.mp4\n{profile},clip-2.mp4\n");
+    let run = cli
+        .run_stdin(
+            &[
+                "batch",
+                "encoder",
+                "register-task",
+                "-",
+                "--wait",
+                "--poll-interval",
+                "20ms",
+            ],
+            &rows,
+        )
+        .await;
+    assert_eq!(run.code, 4, "{run:?}");
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 3, "{run:?}");
+    for line in &lines {
+        let registered = line["answer"]["tasks"][0]["id"].clone();
+        let ended = &line["tasks"][0];
+        assert_eq!(ended["id"], registered, "{line}");
+        let expected = if ended["input_filename"] == "will-fail.mp4" {
+            "failed"
+        } else {
+            "ready"
+        };
+        assert_eq!(ended["status"], expected, "{line}");
+    }
+    assert!(run.stderr.contains(": ready\n"), "{}", run.stderr);
+    assert!(run.stderr.ends_with(" ended failed\n"), "{}", run.stderr);
+
+    // --wait on an operation that registers no task is refused before anything is read.
+    let refused = cli
+        .run_stdin(&["batch", "encoder", "register-preset", "-", "--wait"], "name\nx\n")
+        .await;
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert_eq!(
+        refused.stderr,
+        "error: invalid input, not sent: `--wait` has nothing to wait for: register-preset registers no tasks\n"
+    );
+}

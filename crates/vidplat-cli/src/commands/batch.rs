@@ -78,8 +78,14 @@ pub fn define(command: Command) -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Send the valid rows when some are refused (the refused rows are listed on stderr)"),
         )
+        .arg(
+            Arg::new("wait")
+                .long("wait")
+                .action(ArgAction::SetTrue)
+                .help("For an operation that registers tasks: wait for each row's tasks to end (each status on stderr); a row's line is printed once its tasks ended, with them (`tasks`); exit 4 when one ended failed or canceled"),
+        )
         .arg(super::poll_interval().help(
-            "First pause between polls of the task counts while the task queue is full (OVER_SERVICE_LIMIT); it grows to 30 s [default: 1s]",
+            "First pause between polls (of the task counts while the task queue is full, of the tasks with --wait); it grows to 30 s [default: 1s]",
         ))
         .arg(
             Arg::new("retry-unknown")
@@ -117,6 +123,13 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
             "--partial",
             "is required for an update: each row then sends only its members (what the service does \
              with the members an update leaves out is not shown)",
+        ));
+    }
+    let wait = matches.get_flag("wait");
+    if wait && !spec.operation.registers_tasks {
+        return Err(Failure::invalid(
+            "--wait",
+            format!("has nothing to wait for: {name} registers no tasks"),
         ));
     }
     let file = matches.get_one::<String>("batch-file").cloned().unwrap_or_default();
@@ -196,6 +209,8 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     let stdout = &mut *invocation.io.stdout;
     let mut last_flush = std::time::Instant::now();
     let mut unflushed = false;
+    // With --wait: each registered row's line, and the tasks it waits for.
+    let mut held: Vec<(Value, Vec<u64>)> = Vec::new();
     loop {
         let outcome = tokio::select! {
             outcome = outcomes.next() => match outcome {
@@ -223,6 +238,19 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
             line["params"] = Value::Object(params);
         }
         let slot = match outcome.outcome {
+            Outcome::Done(answer) if wait => {
+                // Printed once its tasks ended.
+                let ids: Vec<u64> = answer["tasks"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|task| task["id"].as_u64())
+                    .collect();
+                line["answer"] = answer;
+                counts[0] += 1;
+                held.push((line, ids));
+                continue;
+            }
             Outcome::Done(answer) => {
                 line["answer"] = answer;
                 0
@@ -265,13 +293,98 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         summary.push_str(&format!("; journal {}", journal.display()));
     }
     writeln!(stderr, "{summary}")?;
+    let not_ready = match held.is_empty() {
+        true => Vec::new(),
+        false => {
+            let polling = super::polling(matches, invocation.timeout);
+            let terminal = invocation.io.stderr_terminal;
+            wait_for_rows(&client, held, polling, terminal, &mut *invocation.io.stdout, stderr).await?
+        }
+    };
     if failed + unknown + unknown_before > 0 {
         return Err(Failure::Export(format!(
             "{} row(s) not done",
             failed + unknown + unknown_before
         )));
     }
+    if !not_ready.is_empty() {
+        return Err(Failure::TaskEnded { tasks: not_ready });
+    }
     Ok(())
+}
+
+/// Waits for every task of the `held` rows, each status change on stderr,
+/// and prints each row's line, with its final tasks, once they all ended;
+/// the tasks that did not end ready.
+async fn wait_for_rows(
+    client: &vidplat::Client,
+    mut held: Vec<(Value, Vec<u64>)>,
+    polling: vidplat::waiters::Polling,
+    terminal: bool,
+    stdout: &mut dyn std::io::Write,
+    stderr: &mut dyn std::io::Write,
+) -> Result<Vec<(u64, String)>, Failure> {
+    use vidplat::encoder::types::TaskStatus;
+    let ids: Vec<u64> = held.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
+    let waits = ids.iter().map(|&id| {
+        client
+            .wait_for_task(id)
+            .polling(polling)
+            .status_changes()
+            .map(move |change| (id, change))
+    });
+    let mut changes = futures::stream::select_all(waits);
+    let statuses = crate::progress::Statuses::new(terminal);
+    let mut finals: std::collections::HashMap<u64, Value> = std::collections::HashMap::new();
+    let mut not_ready = Vec::new();
+    let mut failure = None;
+    let print = |stdout: &mut dyn std::io::Write,
+                 mut line: Value,
+                 ids: &[u64],
+                 finals: &std::collections::HashMap<u64, Value>| {
+        line["tasks"] = ids.iter().filter_map(|id| finals.get(id).cloned()).collect();
+        let mut text = serde_json::to_vec(&line).map_err(|e| Failure::Output(std::io::Error::other(e)))?;
+        text.push(b'\n');
+        stdout.write_all(&text)?;
+        stdout.flush().map_err(Failure::from)
+    };
+    while let Some((id, change)) = changes.next().await {
+        let task = match change {
+            Ok(task) => task,
+            Err(e) => {
+                failure.get_or_insert(Failure::from(e));
+                continue;
+            }
+        };
+        let status = task.status.as_ref().map_or("unknown".to_owned(), ToString::to_string);
+        statuses.line(stderr, &format!("task {id}: {status}"))?;
+        if !matches!(
+            task.status,
+            Some(TaskStatus::Ready | TaskStatus::Failed | TaskStatus::Canceled)
+        ) {
+            continue;
+        }
+        if !matches!(task.status, Some(TaskStatus::Ready)) {
+            not_ready.push((id, vidplat_core::escape_controls(&status).into_owned()));
+        }
+        finals.insert(id, serde_json::to_value(&task).unwrap_or(Value::Null));
+        let (ended, waiting): (Vec<_>, Vec<_>) = held
+            .into_iter()
+            .partition(|(_, ids)| ids.iter().all(|id| finals.contains_key(id)));
+        held = waiting;
+        for (line, ids) in ended {
+            print(stdout, line, &ids, &finals)?;
+        }
+    }
+    drop(statuses);
+    // A wait that stopped early: the rows are printed with the tasks that did end.
+    for (line, ids) in held {
+        print(stdout, line, &ids, &finals)?;
+    }
+    match failure {
+        Some(failure) => Err(failure),
+        None => Ok(not_ready),
+    }
 }
 
 /// A row's error as `--output json` prints a command's (without the exit code, which is the batch's).
