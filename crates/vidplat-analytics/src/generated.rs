@@ -38482,6 +38482,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38593,6 +38594,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38722,6 +38724,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38842,6 +38845,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38935,6 +38939,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39037,6 +39042,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39148,6 +39154,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39241,6 +39248,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39352,6 +39360,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.login_id",
@@ -39424,6 +39433,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39535,6 +39545,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39646,6 +39657,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39755,6 +39767,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39866,6 +39879,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39977,6 +39991,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -40088,6 +40103,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40187,6 +40203,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40286,6 +40303,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40385,6 +40403,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40502,6 +40521,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40601,6 +40621,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.granularity",
@@ -40669,6 +40690,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40767,6 +40789,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40883,6 +40906,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40999,6 +41023,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41098,6 +41123,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.granularity",
@@ -41166,6 +41192,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
@@ -41225,6 +41252,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41324,6 +41352,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41423,6 +41452,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.granularity",
@@ -41507,6 +41537,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41623,6 +41654,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41739,6 +41771,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41829,6 +41862,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: true,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",

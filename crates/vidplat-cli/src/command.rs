@@ -176,6 +176,19 @@ pub fn operation(spec: CommandSpec) -> Command {
                 .help("Print a body with every member, its rule and what the documents do not show; send nothing")
                 .help_heading("Body"),
         );
+        if let Some(rows_of) = meta.csv_rows_of {
+            fixed.push(
+                Arg::new("check")
+                    .long("check")
+                    .action(ArgAction::SetTrue)
+                    .help(format!(
+                        "Check the CSV file of --body offline, each row as a `{}` body (a column per member: \
+                         an assumption, the columns are not shown), and send nothing; every problem by row",
+                        crate::spec::kebab(rows_of)
+                    ))
+                    .help_heading("Body"),
+            );
+        }
         if body.json {
             fixed.push(
                 Arg::new("set")

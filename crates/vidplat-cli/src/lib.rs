@@ -122,6 +122,13 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             io.stdout.write_all(spec.help.body_template.as_bytes())?;
             return Ok(());
         }
+        if let (Some(rows_of), true) = (spec.operation.csv_rows_of, flag(op_matches, "check")) {
+            let source = op_matches
+                .get_one::<String>("body")
+                .ok_or_else(|| Failure::invalid("--check", "needs the file: --body @FILE (or - for stdin)"))?;
+            let bytes = run::read_source(source, io.stdin)?;
+            return commands::check_csv_rows(service, rows_of, &bytes, io.stderr);
+        }
         // Every value is read before a client exists: a bad one is exit 2 whatever the set-up.
         let args = Args::from_matches(spec, op_matches, io.stdin)?;
         let client = config::client_builder(matches)?.build()?;

@@ -164,7 +164,7 @@ pub async fn ran(
 const MAX_BODY: u64 = 64 << 20;
 
 /// `@file` or `-` (stdin).
-fn read_source(source: &str, stdin: &mut dyn Read) -> Result<Vec<u8>, Failure> {
+pub(crate) fn read_source(source: &str, stdin: &mut dyn Read) -> Result<Vec<u8>, Failure> {
     let mut bytes = Vec::new();
     let read = match source {
         "-" => stdin.take(MAX_BODY + 1).read_to_end(&mut bytes),

@@ -2247,7 +2247,7 @@ async fn a_batch_names_every_refused_row_and_sends_nothing() {
     assert_eq!(
         run.stderr,
         "row 17: `priority` must be at most 99 (maximum)\n\
-         row 250: `--profile-id` invalid value 'seven' for '--profile-id <INTEGER>': `seven` is not an integer\n\
+         row 250: `profile-id` invalid value 'seven' for '--profile-id <INTEGER>': `seven` is not an integer\n\
          row 499: `body.input_filepath` is required\n\
          error: 3 of 500 row(s) refused, nothing sent (--skip-invalid sends the others)\n"
     );
@@ -2657,4 +2657,44 @@ async fn a_batch_with_wait_prints_each_row_with_its_ended_tasks_and_exits_4_on_a
         refused.stderr,
         "error: invalid input, not sent: `--wait` has nothing to wait for: register-preset registers no tasks\n"
     );
+}
+
+#[tokio::test]
+async fn import_tasks_csv_check_names_every_problem_by_row_offline_and_sends_nothing() {
+    let cli = Cli::start().await;
+    let check = |csv: &'static str| {
+        let cli = &cli;
+        async move {
+            // No set-up at all: the check needs none.
+            let mut command = cli.command(&["encoder", "import-tasks-csv", "--body", "-", "--check"]);
+            command.env_clear().env("VIDPLAT_CONFIG_DIR", cli.config_dir.path());
+            cli.run_with(command, csv).await
+        }
+    };
+    let run = check("profile_id,input_filepath,priority\n7,a.mp4,10\n7,b.mp4,100\nx,,5\n").await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "row 2: `priority` must be at most 99 (maximum)\n\
+         row 3: `profile_id` invalid value 'x' for '--profile-id <INTEGER>': `x` is not an integer; \
+         `body.input_filepath` is required\n\
+         error: 2 problem(s) in the CSV file; nothing sent\n"
+    );
+    let run = check("priority\n").await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        "header: no `input_filepath` column (the import answers CSV_INVALID_COLUMNS: a required column is missing)\n\
+         header: no `profile_id` column (the import answers CSV_INVALID_COLUMNS: a required column is missing)\n\
+         the file describes no task (the import answers CSV_EMPTY_TASKS)\n\
+         error: 3 problem(s) in the CSV file; nothing sent\n"
+    );
+    let run = check("profile_id,input_filepath,priority\n7,a.mp4,10\n7,b.mp4,\n").await;
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{run:?}");
+    assert_eq!(
+        run.stderr,
+        "2 row(s), each a valid `register-task` body; nothing sent\n"
+    );
+    assert!(cli.sim.journal().is_empty(), "nothing reached the service");
 }

@@ -350,6 +350,9 @@ pub struct OperationMeta {
     /// Its answer lists the tasks it registered, and its `403 OVER_SERVICE_LIMIT`
     /// clears as tasks end (the YAML's `x-registers-tasks`).
     pub registers_tasks: bool,
+    /// Its body is a CSV file whose rows are assumed to be bodies of this
+    /// operation of the same service, a column per member (the YAML's `x-csv-rows`).
+    pub csv_rows_of: Option<&'static str>,
     /// Documented bounds of the query and body, checked before the request leaves.
     pub checks: &'static [crate::validate::Check],
     /// Top-level members of the success body's schema (empty when it has none):
@@ -461,6 +464,7 @@ mod routing_tests {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[],

@@ -24,6 +24,7 @@ const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMe
         permission_assumed: false,
         rate_limited: true,
         registers_tasks: false,
+        csv_rows_of: None,
         checks: &[],
         success_members: &["id", "status"],
         success_statuses: &[200..=200],

@@ -13679,6 +13679,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "canceled",
@@ -13752,6 +13753,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["external_id"],
             success_statuses: &[200u16..=200u16],
@@ -13787,6 +13789,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "notify_error",
@@ -13814,6 +13817,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -13873,6 +13877,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -13945,6 +13950,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14121,6 +14127,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14153,6 +14160,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14252,6 +14260,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14428,6 +14437,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -14488,6 +14498,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14585,6 +14596,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14617,6 +14629,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14696,6 +14709,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14795,6 +14809,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -14836,6 +14851,7 @@ pub mod operations {
             permission_assumed: true,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: Some("register_task"),
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14889,6 +14905,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14921,6 +14938,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14979,6 +14997,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -15001,6 +15020,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.page",
@@ -15175,6 +15195,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: true,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.episode_name",
@@ -15474,6 +15495,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -15506,6 +15528,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -15624,6 +15647,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.readable",

@@ -43837,6 +43837,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -43876,6 +43877,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -43927,6 +43929,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -43959,6 +43962,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["created_at", "id", "name", "statistics", "updated_at"],
             success_statuses: &[200u16..=200u16],
@@ -44007,6 +44011,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -44067,6 +44072,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -44108,6 +44114,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -44167,6 +44174,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.page",
@@ -44386,6 +44394,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.chapters",
@@ -44915,6 +44924,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -44947,6 +44957,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "category_id",
@@ -45289,6 +45300,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.chapters",
@@ -45580,6 +45592,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -45643,6 +45656,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -45752,6 +45766,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -45822,6 +45837,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -45863,6 +45879,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "content",
@@ -45944,6 +45961,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -46062,6 +46080,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.ss",
@@ -46241,6 +46260,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -46304,6 +46324,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -46433,6 +46454,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -46505,6 +46527,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.order",
@@ -46559,6 +46582,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -46600,6 +46624,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "content",
@@ -46683,6 +46708,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -46821,6 +46847,7 @@ pub mod operations {
             permission_assumed: true,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["statistics"],
             success_statuses: &[200u16..=200u16],
@@ -46880,6 +46907,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -46931,6 +46959,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -47024,6 +47053,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -47065,6 +47095,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -47132,6 +47163,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.streams",
@@ -47220,6 +47252,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -47337,6 +47370,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.audio_bitrate",
@@ -47636,6 +47670,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -47761,6 +47796,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -47802,6 +47838,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "audio_bitrate",
@@ -47951,6 +47988,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.audio_bitrate",
@@ -48259,6 +48297,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -48322,6 +48361,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -48431,6 +48471,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -48501,6 +48542,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -48542,6 +48584,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "content",
@@ -48623,6 +48666,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -48741,6 +48785,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.page",
@@ -48896,6 +48941,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.access_denial_timeout",
@@ -49114,6 +49160,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -49146,6 +49193,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "access_denial_timeout",
@@ -49234,6 +49282,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.access_denial_timeout",
@@ -49424,6 +49473,7 @@ pub mod operations {
             permission_assumed: true,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.revoked_audience",
@@ -49475,6 +49525,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -49504,6 +49555,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -49546,6 +49598,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -49578,6 +49631,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["created_at", "id", "name", "updated_at"],
             success_statuses: &[200u16..=200u16],
@@ -49617,6 +49671,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -49668,6 +49723,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "playlist_description",
@@ -49733,6 +49789,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -49774,6 +49831,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "access_denial_timeout",
@@ -49836,6 +49894,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -49895,6 +49954,7 @@ pub mod operations {
             permission_assumed: false,
             rate_limited: false,
             registers_tasks: false,
+            csv_rows_of: None,
             checks: &[],
             success_members: &[
                 "created_at",

@@ -7,7 +7,7 @@ use super::Invocation;
 use crate::failure::Failure;
 use crate::run::Args;
 use crate::spec::CommandSpec;
-use clap::{Arg, ArgAction, ArgMatches, Command};
+use clap::{Arg, ArgAction, Command};
 use futures::StreamExt as _;
 use serde_json::{json, Map, Value};
 use std::io::Read;
@@ -141,19 +141,6 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     };
     let total = cells.len();
 
-    // Every row made into the operation's arguments and checked, before anything is sent.
-    let mut command = row_command(spec);
-    let mut rows = Vec::with_capacity(cells.len());
-    let mut refused: Vec<(u64, Vec<(String, String)>)> = Vec::new();
-    for (number, row) in cells {
-        match row_args(spec, &mut command, row) {
-            Ok(args) => rows.push(BatchRow {
-                number,
-                args: args.for_builder(),
-            }),
-            Err(problems) => refused.push((number, problems)),
-        }
-    }
     let client = invocation.client()?;
     let journal = match matches.get_one::<String>("journal") {
         Some(path) => Some(PathBuf::from(path)),
@@ -174,18 +161,12 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         .on_queue_full(move |row, active| {
             let _ = notices.send((row, active));
         });
-    for (number, refusals) in batch.check(&rows) {
-        refused.push((number, refusals.into_iter().map(vidplat::Refusal::into_parts).collect()));
-    }
-    refused.sort_by_key(|(number, _)| *number);
+    // Every row made into the operation's arguments and checked, before anything is sent.
+    let (mut rows, refused) = checked_rows(spec, &batch, cells);
     let stderr = &mut *invocation.io.stderr;
     if !refused.is_empty() {
         for (number, problems) in &refused {
-            let problems: Vec<String> = problems
-                .iter()
-                .map(|(field, rule)| format!("`{}` {rule}", vidplat_core::escape_controls(field)))
-                .collect();
-            writeln!(stderr, "row {number}: {}", problems.join("; "))?;
+            writeln!(stderr, "{}", row_problems(*number, problems.clone()))?;
         }
         if !matches.get_flag("skip-invalid") {
             return Err(Failure::Setup(format!(
@@ -387,6 +368,151 @@ async fn wait_for_rows(
     }
 }
 
+/// `--check` of an operation whose body is a CSV of `rows_of`'s bodies (the
+/// YAML's `x-csv-rows`): every row checked offline as that operation's body,
+/// each problem by row on `stderr`, and the import's own codes where the
+/// documents name them; nothing is sent, and no set-up is needed.
+pub fn check_csv_rows(
+    service: Service,
+    rows_of: &str,
+    bytes: &[u8],
+    stderr: &mut dyn std::io::Write,
+) -> Result<(), Failure> {
+    let spec = crate::spec::of_operation(service, rows_of)
+        .ok_or_else(|| Failure::Setup(format!("the table names `{rows_of}`, no operation of {service}")))?;
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(bytes);
+    let header: Vec<String> = reader
+        .headers()
+        .map(|header| header.iter().map(|h| h.trim().to_owned()).collect())
+        .unwrap_or_default();
+    // The body's required top-level members, each a column.
+    let required = spec.operation.body.map_or(&[][..], |body| body.required);
+    let mut problems: Vec<String> = required
+        .iter()
+        .filter(|member| !member.contains(['.', '[']))
+        .filter(|member| !header.iter().any(|h| h == *member || *h == crate::spec::kebab(member)))
+        .map(|member| {
+            format!(
+                "header: no `{member}` column (the import answers CSV_INVALID_COLUMNS: a required column is missing)"
+            )
+        })
+        .collect();
+    let cells = csv_rows(bytes)?;
+    if cells.is_empty() {
+        problems.push("the file describes no task (the import answers CSV_EMPTY_TASKS)".to_owned());
+    }
+    // Only the requests' checks run: nothing is sent, so any origin does.
+    let client = vidplat::Client::builder()
+        .encoder_url("https://checking.invalid")
+        .vms_url("https://checking.invalid")
+        .analytics_url("https://checking.invalid")
+        .api_key("checking")
+        .build()?;
+    let batch = client.batch(service, rows_of).map_err(batch_failure)?;
+    let count = cells.len();
+    let (_, refused) = checked_rows(spec, &batch, cells);
+    problems.extend(
+        refused
+            .into_iter()
+            .map(|(number, refused)| row_problems(number, refused)),
+    );
+    if problems.is_empty() {
+        writeln!(
+            stderr,
+            "{count} row(s), each a valid `{}` body; nothing sent",
+            crate::spec::kebab(rows_of)
+        )?;
+        return Ok(());
+    }
+    for problem in &problems {
+        writeln!(stderr, "{problem}")?;
+    }
+    Err(Failure::Setup(format!(
+        "{} problem(s) in the CSV file; nothing sent",
+        problems.len()
+    )))
+}
+
+/// The rows that may go, and every refused row with all its problems, in
+/// row order: each row parsed by the operation's flags (a column that does
+/// not parse is named alone), then made into its request (every bound and
+/// required member), nothing sent.
+fn checked_rows(
+    spec: CommandSpec,
+    batch: &vidplat::batch::Batch<'_>,
+    cells: Vec<(u64, Cells)>,
+) -> (Vec<BatchRow>, Vec<RefusedRow>) {
+    let mut command = row_command(spec);
+    let mut rows = Vec::with_capacity(cells.len());
+    let mut partly: Vec<(BatchRow, Vec<(String, String)>)> = Vec::new();
+    let mut refused: Vec<RefusedRow> = Vec::new();
+    for (number, row) in cells {
+        let parsed = row_args(spec, &mut command, row);
+        match (parsed.args, parsed.problems.is_empty()) {
+            (Some(args), true) => rows.push(BatchRow {
+                number,
+                args: args.for_builder(),
+            }),
+            (Some(args), false) => partly.push((
+                BatchRow {
+                    number,
+                    args: args.for_builder(),
+                },
+                parsed.problems,
+            )),
+            (None, _) => refused.push((number, parsed.problems)),
+        }
+    }
+    let parts = |refusals: vidplat::Refusals| -> Vec<(String, String)> {
+        refusals.into_iter().map(vidplat::Refusal::into_parts).collect()
+    };
+    refused.extend(
+        batch
+            .check(&rows)
+            .into_iter()
+            .map(|(number, refusals)| (number, parts(refusals))),
+    );
+    // A row some of whose columns did not parse: what the others break too,
+    // but not again the members of the columns already named.
+    for (row, mut problems) in partly {
+        let named: Vec<String> = problems.iter().map(|(column, _)| column.replace('-', "_")).collect();
+        if let Some((_, refusals)) = batch.check(std::slice::from_ref(&row)).pop() {
+            problems.extend(parts(refusals).into_iter().filter(|(field, _)| {
+                let member = field.trim_start_matches("body.");
+                !named.iter().any(|column| {
+                    member == column
+                        || member.starts_with(&format!("{column}."))
+                        || member.starts_with(&format!("{column}["))
+                })
+            }));
+        }
+        refused.push((row.number, problems));
+    }
+    refused.sort_by_key(|(number, _)| *number);
+    let refused_numbers: std::collections::HashSet<u64> = refused.iter().map(|(number, _)| *number).collect();
+    rows.retain(|row| !refused_numbers.contains(&row.number));
+    (rows, refused)
+}
+
+/// A refused row's number, and each of its problems as `(member, rule)`.
+type RefusedRow = (u64, Vec<(String, String)>);
+
+/// A row's arguments as far as its columns parse, and the columns that do not.
+struct ParsedRow {
+    /// `None` when the row cannot be made into arguments at all.
+    args: Option<Args>,
+    problems: Vec<(String, String)>,
+}
+
+/// `row N: `member` rule; …`, the command line's words for a refused row.
+fn row_problems(number: u64, problems: Vec<(String, String)>) -> String {
+    let problems: Vec<String> = problems
+        .iter()
+        .map(|(field, rule)| format!("`{}` {rule}", vidplat_core::escape_controls(field)))
+        .collect();
+    format!("row {number}: {}", problems.join("; "))
+}
+
 /// A row's error as `--output json` prints a command's (without the exit code, which is the batch's).
 fn row_error(error: vidplat::Error) -> Value {
     let mut error = Failure::from(error).to_json()["error"].take();
@@ -504,16 +630,20 @@ fn row_command(spec: CommandSpec) -> Command {
     Command::new("row")
         .no_binary_name(true)
         .disable_help_flag(true)
-        .args(values)
+        // A missing member is the builder's refusal ("is required"), named like every other.
+        .args(values.map(|arg| arg.required(false)))
         .arg(Arg::new("body").long("body").hide(true))
         .arg(Arg::new("set").long("set").action(ArgAction::Append))
 }
 
 /// A row's cells as the operation command's flags (`--set` for the rest),
 /// parsed by the command itself: the same names, types and rules as typing them.
-fn row_args(spec: CommandSpec, command: &mut Command, cells: Cells) -> Result<Args, Vec<(String, String)>> {
+fn row_args(spec: CommandSpec, command: &mut Command, cells: Cells) -> ParsedRow {
     let mut argv: Vec<String> = Vec::new();
+    // Each column's own arguments, to name every bad column when the row does not parse.
+    let mut by_column: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     for (column, value) in cells {
+        let start = argv.len();
         let flag = spec
             .args()
             .find(|arg| arg.flag() == column || arg.argument.name == column)
@@ -537,21 +667,52 @@ fn row_args(spec: CommandSpec, command: &mut Command, cells: Cells) -> Result<Ar
                 }
             }
             None if column == "body" => {
-                return Err(vec![(
-                    column,
-                    "is not a column of a row: name each body member".to_owned(),
-                )]);
+                return ParsedRow {
+                    args: None,
+                    problems: vec![(column, "is not a column of a row: name each body member".to_owned())],
+                };
             }
-            None => match value {
+            None => match &value {
                 Value::String(text) => argv.push(format!("--set={column}={text}")),
                 other => argv.push(format!("--set={column}:={other}")),
             },
         }
+        by_column.push((column, start..argv.len()));
     }
-    let matches: ArgMatches = command
+    let (argv, problems) = match command.try_get_matches_from_mut(&argv) {
+        Ok(_) => (argv, Vec::new()),
+        // Every column that does not parse alone is named; the others go on.
+        Err(_) => {
+            let mut problems: Vec<(String, String)> = Vec::new();
+            let mut parsed: Vec<String> = Vec::new();
+            for (column, range) in &by_column {
+                match command.try_get_matches_from_mut(&argv[range.clone()]) {
+                    Ok(_) => parsed.extend_from_slice(&argv[range.clone()]),
+                    Err(e) => problems.push((column.clone(), first_line(&e.render().to_string()))),
+                }
+            }
+            (parsed, problems)
+        }
+    };
+    let args = command
         .try_get_matches_from_mut(&argv)
-        .map_err(|e| vec![(flag_of(&e), first_line(&e.render().to_string()))])?;
-    Args::from_matches(spec, &matches, &mut std::io::empty()).map_err(|failure| match failure {
+        .map_err(|e| vec![("row".to_owned(), first_line(&e.render().to_string()))])
+        .and_then(|matches| refusals_of(Args::from_matches(spec, &matches, &mut std::io::empty())));
+    match args {
+        Ok(args) => ParsedRow {
+            args: Some(args),
+            problems,
+        },
+        Err(more) => ParsedRow {
+            args: None,
+            problems: problems.into_iter().chain(more).collect(),
+        },
+    }
+}
+
+/// The command line's refusal of a row's arguments as `(member, rule)` pairs.
+fn refusals_of(args: Result<Args, Failure>) -> Result<Args, Vec<(String, String)>> {
+    args.map_err(|failure| match failure {
         Failure::Invalid { field, rule } => vec![(field, rule)],
         Failure::Refused(problems) => problems,
         other => vec![("row".to_owned(), other.to_string())],
@@ -562,14 +723,6 @@ fn text(value: Value) -> String {
     match value {
         Value::String(text) => text,
         other => other.to_string(),
-    }
-}
-
-/// The flag a parse error is about (`--profile-id`), else `row`.
-fn flag_of(error: &clap::Error) -> String {
-    match error.get(clap::error::ContextKind::InvalidArg) {
-        Some(clap::error::ContextValue::String(arg)) => arg.split(' ').next().unwrap_or(arg).to_owned(),
-        _ => "row".to_owned(),
     }
 }
 

@@ -23,6 +23,7 @@ use vidplat::waiters::Polling;
 use vidplat::Client;
 use vidplat_core::Service;
 
+pub use batch::check_csv_rows;
 pub use export::interruption_note as export_interruption_note;
 pub use wait_task::{wait_after_flags, wait_tasks, waits_after};
 

@@ -472,6 +472,7 @@ mod tests {
         permission_assumed: false,
         rate_limited: true,
         registers_tasks: false,
+        csv_rows_of: None,
         checks: &[],
         success_members: &[],
         success_statuses: &[200..=200],

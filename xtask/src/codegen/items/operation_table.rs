@@ -44,6 +44,11 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
         };
         let rate_limited = yaml["x-quota"]["per_minute"].as_bool() == Some(true);
         let registers_tasks = yaml["x-registers-tasks"].as_bool() == Some(true);
+        let csv_rows_of = match yaml["x-csv-rows"].as_str() {
+            Some(rows) if operations.iter().any(|other| other.id == rows) => quote!(Some(#rows)),
+            Some(rows) => bail!("{id}: x-csv-rows names `{rows}`, no operation of this service"),
+            None => quote!(None),
+        };
         let permission = match yaml["x-permission"].as_str() {
             Some(name) => quote! { Some(#name) },
             None => quote! { None },
@@ -95,6 +100,7 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 permission_assumed: #permission_assumed,
                 rate_limited: #rate_limited,
                 registers_tasks: #registers_tasks,
+                csv_rows_of: #csv_rows_of,
                 checks: &[#(#checks),*],
                 success_members: &[#(#success_members),*],
                 success_statuses: &[#(#statuses),*],
