@@ -61,15 +61,6 @@ impl<'a> vidplat_core::OperationVisitor<'a> for Sending {
             serde_json::to_value(response.into_inner()).map_err(|e| Failure::Reencode(e.to_string()))
         })
     }
-
-    fn list<Op>(self, builder: Op) -> Self::Output
-    where
-        Op: vidplat_core::Paginated + Unpin + 'a,
-        Op::Success: serde::Serialize,
-        <Op::Success as vidplat_core::Paged>::Item: serde::Serialize + DeserializeOwned + Unpin + Send + 'static,
-    {
-        self.operation(builder)
-    }
 }
 
 /// The outcome of what `builder::visit` gave: no such operation, its

@@ -165,17 +165,27 @@ const MAX_BODY: u64 = 64 << 20;
 
 /// `@file` or `-` (stdin).
 pub(crate) fn read_source(source: &str, stdin: &mut dyn Read) -> Result<Vec<u8>, Failure> {
-    let mut bytes = Vec::new();
-    let read = match source {
-        "-" => stdin.take(MAX_BODY + 1).read_to_end(&mut bytes),
+    match source {
+        "-" => read_input("-", "--body", MAX_BODY, stdin),
         _ => match source.strip_prefix('@') {
-            Some(path) => std::fs::File::open(path).and_then(|f| f.take(MAX_BODY + 1).read_to_end(&mut bytes)),
-            None => return Err(Failure::invalid("--body", "is @FILE or - (stdin)")),
+            Some(path) => read_input(path, "--body", MAX_BODY, stdin),
+            None => Err(Failure::invalid("--body", "is @FILE or - (stdin)")),
         },
+    }
+}
+
+/// A file a command was given (`-`: stdin), whole, up to `max` bytes;
+/// `what` is the flag or argument that named it. (A file named on the
+/// command line is read as it is, a FIFO included: `<(jq …)` works.)
+pub(crate) fn read_input(path: &str, what: &str, max: u64, stdin: &mut dyn Read) -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
+    let read = match path {
+        "-" => stdin.take(max + 1).read_to_end(&mut bytes),
+        _ => std::fs::File::open(path).and_then(|f| f.take(max + 1).read_to_end(&mut bytes)),
     };
-    read.map_err(|e| Failure::Setup(format!("--body {source}: {e}")))?;
-    if bytes.len() as u64 > MAX_BODY {
-        return Err(Failure::invalid("--body", format!("is larger than {MAX_BODY} bytes")));
+    read.map_err(|e| Failure::Setup(format!("{what} {path}: {e}")))?;
+    if bytes.len() as u64 > max {
+        return Err(Failure::invalid(what, format!("is larger than {max} bytes")));
     }
     Ok(bytes)
 }

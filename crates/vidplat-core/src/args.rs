@@ -141,12 +141,17 @@ pub trait OperationVisitor<'a> {
         Op: Operation + 'a,
         Op::Success: serde::Serialize;
 
-    /// A list with a paging style (also an operation: a reader may send only its first page).
+    /// A list with a paging style. Also an operation: by default it is read
+    /// as one (its first page), for a reader that does not page.
     fn list<Op>(self, builder: Op) -> Self::Output
     where
         Op: Paginated + Unpin + 'a,
         Op::Success: serde::Serialize,
-        <Op::Success as Paged>::Item: serde::Serialize + DeserializeOwned + Unpin + Send + 'static;
+        <Op::Success as Paged>::Item: serde::Serialize + DeserializeOwned + Unpin + Send + 'static,
+        Self: Sized,
+    {
+        self.operation(builder)
+    }
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ use std::fmt;
 use std::io::{BufRead as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use vidplat_core::{Args, Delivery, NotSendable, Operation, OperationMeta, Refusal, Refusals, Service};
+use vidplat_core::{Args, Delivery, Operation, OperationMeta, Refusal, Refusals, Service};
 
 /// One row: its number in the input (reported with its outcome) and its
 /// arguments, as an operation's builder reads them (`vidplat_core::Args`).
@@ -155,6 +155,10 @@ pub type Refused = Vec<(u64, Refusals)>;
 
 /// One operation, ready to run over rows ([`crate::Client::batch`]).
 pub struct Batch<'c> {
+    #[cfg_attr(
+        not(any(feature = "encoder", feature = "vms", feature = "analytics")),
+        allow(dead_code)
+    )]
     client: &'c crate::Client,
     service: Service,
     operation: &'static OperationMeta,
@@ -397,7 +401,7 @@ impl Batch<'_> {
         visitor: V,
     ) -> Result<V::Output, Refusals> {
         let id = self.operation.id;
-        let visited = match self.service {
+        let visited: Result<Option<Result<V::Output, Refusals>>, Error> = match self.service {
             #[cfg(feature = "encoder")]
             Service::Encoder => self
                 .client
@@ -413,11 +417,11 @@ impl Batch<'_> {
                 .client
                 .analytics()
                 .map(|client| vidplat_analytics::builder::visit(client, id, args, visitor)),
+            // A service this build leaves out has no operation (`Client::batch` refuses it first).
             #[allow(unreachable_patterns)] // every service's feature on
             _ => {
-                return Err(Refusal::new("is a service this build leaves out")
-                    .at(self.service.as_str())
-                    .into())
+                let _ = (args, visitor);
+                Ok(None)
             }
         };
         match visited {
@@ -454,27 +458,15 @@ impl<'a> vidplat_core::OperationVisitor<'a> for Checking {
             Ok(_) => Ok(()),
             Err(failure) => Err(match failure.kind {
                 vidplat_core::FailureKind::InvalidInput(refusals) => refusals,
-                vidplat_core::FailureKind::Refused(reason) => not_sendable(reason),
+                vidplat_core::FailureKind::Refused(reason) => Refusal::new(reason.to_string()).into(),
                 _ => Refusal::new(failure.to_string()).into(),
             }),
         }
     }
-
-    fn list<Op>(self, builder: Op) -> Self::Output
-    where
-        Op: vidplat_core::Paginated + Unpin + 'a,
-        Op::Success: Serialize,
-        <Op::Success as vidplat_core::Paged>::Item: Serialize + serde::de::DeserializeOwned + Unpin + Send + 'static,
-    {
-        self.operation(builder)
-    }
 }
 
-fn not_sendable(reason: NotSendable) -> Refusals {
-    Refusal::new(reason.to_string()).into()
-}
-
-/// Sends each builder; its answer as JSON.
+/// Sends each builder; its answer as JSON (a list's first page, as the
+/// command without `--all`: the visitor's default).
 struct Sending;
 
 impl<'a> vidplat_core::OperationVisitor<'a> for Sending {
@@ -492,16 +484,6 @@ impl<'a> vidplat_core::OperationVisitor<'a> for Sending {
             // still done, so the row is `Done` with no answer to show.
             Ok(serde_json::to_value(answer).unwrap_or(Value::Null))
         })
-    }
-
-    fn list<Op>(self, builder: Op) -> Self::Output
-    where
-        Op: vidplat_core::Paginated + Unpin + 'a,
-        Op::Success: Serialize,
-        <Op::Success as vidplat_core::Paged>::Item: Serialize + serde::de::DeserializeOwned + Unpin + Send + 'static,
-    {
-        // A row of a list is its first page, as the command without `--all`.
-        self.operation(builder)
     }
 }
 
@@ -554,11 +536,42 @@ impl Journal {
             reason,
         };
         let header = json!({"vidplat_batch_journal": 1, "service": service.as_str(), "operation": operation});
+        // A link, a FIFO or anything but a file of its own at the journal's
+        // path is refused, never followed: appending through a planted link
+        // would write into whatever it names.
+        let existing = match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_file() => Some(meta),
+            Ok(_) => {
+                return Err(failed(
+                    "is not a regular file (a link or a FIFO there is never followed)".to_owned(),
+                ))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(failed(e.to_string())),
+        };
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).append(true);
+        if existing.is_none() {
+            // Only if nothing is there: a link planted since is not followed.
+            options.create_new(true);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(0o600);
+        }
+        let mut file = options.open(path).map_err(|e| failed(e.to_string()))?;
+        #[cfg(unix)]
+        if let Some(before) = &existing {
+            use std::os::unix::fs::MetadataExt as _;
+            let opened = file.metadata().map_err(|e| failed(e.to_string()))?;
+            if (opened.dev(), opened.ino()) != (before.dev(), before.ino()) {
+                return Err(failed("changed while it was opened; not read".to_owned()));
+            }
+        }
         let mut earlier = HashMap::new();
-        let existing = vidplat_core::__private::open_regular(path).map_err(|e| failed(e.to_string()))?;
-        let fresh = existing.is_none();
-        if let Some(file) = existing {
-            let mut lines = std::io::BufReader::new(std::io::Read::take(file, MAX_JOURNAL)).lines();
+        if existing.is_some() {
+            let mut lines = std::io::BufReader::new(std::io::Read::take(&file, MAX_JOURNAL)).lines();
             let first = lines.next().transpose().map_err(|e| failed(e.to_string()))?;
             let first: Option<Value> = first.and_then(|line| serde_json::from_str(&line).ok());
             if first.as_ref() != Some(&header) {
@@ -581,19 +594,7 @@ impl Journal {
                 };
                 earlier.insert(row, (key.to_owned(), state));
             }
-        }
-        let mut options = std::fs::OpenOptions::new();
-        options.append(true).create(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt as _;
-            options.mode(0o600);
-        }
-        let mut file = options.open(path).map_err(|e| failed(e.to_string()))?;
-        if !file.metadata().map_err(|e| failed(e.to_string()))?.is_file() {
-            return Err(failed("is not a regular file".to_owned()));
-        }
-        if fresh {
+        } else {
             writeln!(file, "{header}").map_err(|e| failed(e.to_string()))?;
         }
         Ok(Self {
@@ -680,6 +681,19 @@ mod tests {
             drop(Journal::open(&fresh, Service::Vms, "register_label").expect("a new journal"));
             let mode = std::fs::metadata(&fresh).expect("written").permissions().mode() & 0o777;
             assert_eq!(mode, 0o600, "only its owner reads it");
+        }
+        #[cfg(unix)]
+        {
+            // A link planted at the journal's path is refused, and what it names is left alone.
+            let target = dir.join("someone-elses-file");
+            std::fs::write(&target, "theirs\n").expect("a file written");
+            let planted = dir.join("planted.journal");
+            std::os::unix::fs::symlink(&target, &planted).expect("a link planted");
+            let Err(refused) = Journal::open(&planted, Service::Encoder, "register_task") else {
+                panic!("a journal through a link opened");
+            };
+            assert!(refused.to_string().contains("is not a regular file"), "{refused}");
+            assert_eq!(std::fs::read_to_string(&target).expect("still there"), "theirs\n");
         }
         std::fs::remove_dir_all(&dir).expect("the directory removed");
     }

@@ -10,7 +10,6 @@ use crate::spec::CommandSpec;
 use clap::{Arg, ArgAction, Command};
 use futures::StreamExt as _;
 use serde_json::{json, Map, Value};
-use std::io::Read;
 use std::path::PathBuf;
 use vidplat::batch::{BatchRow, Outcome};
 use vidplat_core::Service;
@@ -133,7 +132,7 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         ));
     }
     let file = matches.get_one::<String>("batch-file").cloned().unwrap_or_default();
-    let bytes = read_rows_file(&file, invocation.io.stdin)?;
+    let bytes = crate::run::read_input(&file, "FILE", MAX_ROWS_BYTES, invocation.io.stdin)?;
     let cells = if ndjson(&file, &bytes) {
         ndjson_rows(&bytes)?
     } else {
@@ -307,14 +306,7 @@ async fn wait_for_rows(
 ) -> Result<Vec<(u64, String)>, Failure> {
     use vidplat::encoder::types::TaskStatus;
     let ids: Vec<u64> = held.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
-    let waits = ids.iter().map(|&id| {
-        client
-            .wait_for_task(id)
-            .polling(polling)
-            .status_changes()
-            .map(move |change| (id, change))
-    });
-    let mut changes = futures::stream::select_all(waits);
+    let mut changes = super::wait_task::task_changes(client, &ids, polling);
     let statuses = crate::progress::Statuses::new(terminal);
     let mut finals: std::collections::HashMap<u64, Value> = std::collections::HashMap::new();
     let mut not_ready = Vec::new();
@@ -538,27 +530,6 @@ fn key_params(spec: CommandSpec, args: &vidplat_core::Args) -> Map<String, Value
             Some((arg.argument.name.to_owned(), value.clone()))
         })
         .collect()
-}
-
-fn read_rows_file(file: &str, stdin: &mut dyn Read) -> Result<Vec<u8>, Failure> {
-    let mut bytes = Vec::new();
-    let read = if file == "-" {
-        stdin.take(MAX_ROWS_BYTES + 1).read_to_end(&mut bytes)
-    } else {
-        match vidplat_core::__private::open_regular(std::path::Path::new(file)) {
-            Ok(Some(f)) => f.take(MAX_ROWS_BYTES + 1).read_to_end(&mut bytes),
-            Ok(None) => return Err(Failure::Setup(format!("{file}: no such file"))),
-            Err(e) => Err(e),
-        }
-    };
-    read.map_err(|e| Failure::Setup(format!("{file}: {e}")))?;
-    if bytes.len() as u64 > MAX_ROWS_BYTES {
-        return Err(Failure::invalid(
-            "FILE",
-            format!("is larger than {MAX_ROWS_BYTES} bytes"),
-        ));
-    }
-    Ok(bytes)
 }
 
 fn ndjson(file: &str, bytes: &[u8]) -> bool {

@@ -115,25 +115,7 @@ const MAX_AUDIENCE_FILE: u64 = 64 << 20;
 /// One signed URL per line of `file`, each line an audience.
 async fn signed_for_each(client: &Client, file: &str, invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     let matches = invocation.matches;
-    let mut bytes = Vec::new();
-    let read = match file {
-        "-" => std::io::Read::read_to_end(
-            &mut std::io::Read::take(&mut *invocation.io.stdin, MAX_AUDIENCE_FILE + 1),
-            &mut bytes,
-        ),
-        _ => match vidplat_core::__private::open_regular(std::path::Path::new(file)) {
-            Ok(Some(f)) => std::io::Read::read_to_end(&mut std::io::Read::take(f, MAX_AUDIENCE_FILE + 1), &mut bytes),
-            Ok(None) => return Err(Failure::Setup(format!("--audience-file {file}: no such file"))),
-            Err(e) => Err(e),
-        },
-    };
-    read.map_err(|e| Failure::Setup(format!("--audience-file {file}: {e}")))?;
-    if bytes.len() as u64 > MAX_AUDIENCE_FILE {
-        return Err(Failure::invalid(
-            "--audience-file",
-            format!("is larger than {MAX_AUDIENCE_FILE} bytes"),
-        ));
-    }
+    let bytes = crate::run::read_input(file, "--audience-file", MAX_AUDIENCE_FILE, invocation.io.stdin)?;
     let text = String::from_utf8(bytes).map_err(|_| Failure::invalid("--audience-file", "is not UTF-8 text"))?;
     let (url, key) = (page_url(matches)?, key(Some(client), matches).await?);
     let mut signed = Vec::new();

@@ -59,6 +59,22 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
 }
 
 /// Waits for `ids`: status changes on stderr, the final tasks as rows on stdout.
+/// Every status change of each of `ids`, as they come, each with its task's id.
+pub(super) fn task_changes<'a>(
+    client: &'a Client,
+    ids: &[u64],
+    polling: vidplat::waiters::Polling,
+) -> futures::stream::SelectAll<futures::stream::BoxStream<'a, (u64, Result<Task, vidplat::Error>)>> {
+    futures::stream::select_all(ids.iter().map(|&id| {
+        client
+            .wait_for_task(id)
+            .polling(polling)
+            .status_changes()
+            .map(move |change| (id, change))
+            .boxed()
+    }))
+}
+
 pub async fn wait_tasks(client: &Client, ids: &[u64], invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     let Invocation {
         matches,
@@ -74,14 +90,7 @@ pub async fn wait_tasks(client: &Client, ids: &[u64], invocation: Invocation<'_,
             .and_then(|list| list.default_columns(format))
     });
     let polling = super::polling(matches, timeout);
-    let streams = ids.iter().map(|&id| {
-        client
-            .wait_for_task(id)
-            .polling(polling)
-            .status_changes()
-            .map(move |change| (id, change))
-    });
-    let mut changes = futures::stream::select_all(streams);
+    let mut changes = task_changes(client, ids, polling);
     let mut finals: Vec<(u64, Task)> = Vec::new();
     let mut failure = None;
     let statuses = Statuses::new(io.stderr_terminal);
