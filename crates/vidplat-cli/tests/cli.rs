@@ -2490,7 +2490,7 @@ async fn a_batch_reads_body_paths_from_stdin_and_asks_updates_for_partial() {
 }
 
 #[tokio::test]
-async fn sign_page_signs_one_url_per_audience_line_and_refuses_every_bad_line_first() {
+async fn sign_page_signs_one_url_per_audience_line_as_json_lines_or_csv() {
     let cli = Cli::start().await;
     let key_file = cli.config_dir.path().join("signing.key");
     std::fs::write(&key_file, "0123456789abcdef0123456789abcdef\n").expect("key written");
