@@ -38483,6 +38483,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38595,6 +38596,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38725,6 +38727,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38846,6 +38849,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38940,6 +38944,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39043,6 +39048,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39155,6 +39161,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39249,6 +39256,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39361,6 +39369,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.login_id",
@@ -39434,6 +39443,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39546,6 +39556,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39658,6 +39669,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39768,6 +39780,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39880,6 +39893,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39992,6 +40006,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -40104,6 +40119,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40204,6 +40220,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40304,6 +40321,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40404,6 +40422,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40522,6 +40541,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40622,6 +40642,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.granularity",
@@ -40691,6 +40712,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40790,6 +40812,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40907,6 +40930,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41024,6 +41048,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41124,6 +41149,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.granularity",
@@ -41193,6 +41219,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
@@ -41253,6 +41280,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41353,6 +41381,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41453,6 +41482,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.granularity",
@@ -41538,6 +41568,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41655,6 +41686,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41772,6 +41804,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41863,6 +41896,7 @@ pub mod operations {
             rate_limited: true,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",

@@ -46,6 +46,8 @@ pub enum Failure {
     Paused(String),
     /// An export that failed, or finished with chunks it could not read.
     Export(String),
+    /// A batch whose rows did not all get done (each row's line says why).
+    RowsNotDone(usize),
 }
 
 impl Failure {
@@ -83,7 +85,7 @@ impl Failure {
             Failure::Invalid { .. } | Failure::Refused(_) | Failure::Setup(_) => Exit::Invalid,
             Failure::Signature(_) => Exit::BadSignature,
             Failure::TaskEnded { .. } | Failure::ImportEnded { .. } => Exit::TaskEnded,
-            Failure::Output(_) | Failure::Export(_) => Exit::Api,
+            Failure::Output(_) | Failure::Export(_) | Failure::RowsNotDone(_) => Exit::Api,
             Failure::Paused(_) => Exit::Quota,
             Failure::Interrupted(_) => Exit::Interrupted,
         }
@@ -101,6 +103,7 @@ impl Failure {
             Failure::Paused(_) => "export_paused",
             Failure::Interrupted(_) => "interrupted",
             Failure::Export(_) => "export",
+            Failure::RowsNotDone(_) => "rows_not_done",
         };
         let mut error = json!({ "kind": kind, "message": self.to_string(), "exit_code": self.exit() as i32 });
         match self {
@@ -204,6 +207,7 @@ impl fmt::Display for Failure {
             Failure::Setup(why) | Failure::Paused(why) | Failure::Export(why) | Failure::Interrupted(why) => {
                 f.write_str(why)
             }
+            Failure::RowsNotDone(rows) => write!(f, "{rows} row(s) not done"),
             Failure::Signature(why) => write!(f, "the URL does not verify: {why}"),
             Failure::TaskEnded { tasks } => match tasks.as_slice() {
                 [(id, status)] => write!(f, "task {id} ended {status}"),

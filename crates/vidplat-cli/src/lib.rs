@@ -164,24 +164,8 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             .flatten();
         let call = async {
             let (id, data) = (spec.operation.id, args.for_builder());
-            let running = run::Running(&runner);
-            match service {
-                Service::Encoder => {
-                    let client = client.encoder()?;
-                    let visited = vidplat::encoder::builder::visit(client, id, &data, running);
-                    run::ran(name, command, &args, visited).await
-                }
-                Service::Vms => {
-                    let client = client.vms()?;
-                    let visited = vidplat::vms::builder::visit(client, id, &data, running);
-                    run::ran(name, command, &args, visited).await
-                }
-                Service::Analytics => {
-                    let client = client.analytics()?;
-                    let visited = vidplat::analytics::builder::visit(client, id, &data, running);
-                    run::ran(name, command, &args, visited).await
-                }
-            }
+            let visited = client.visit(service, id, &data, run::Running(&runner))?;
+            run::ran(name, command, &args, visited).await
         };
         let outcome = with_quota_waits(call, quota_waits, &mut *io.stderr, io.stderr_terminal).await;
         for note in runner.notes.take() {

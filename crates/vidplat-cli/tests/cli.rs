@@ -2603,6 +2603,7 @@ async fn a_batch_waits_only_where_the_limit_frees_by_itself() {
         "{}",
         run.stderr
     );
+    assert!(run.stderr.ends_with("\nerror: 1 row(s) not done\n"), "{}", run.stderr);
 }
 
 #[tokio::test]

@@ -326,12 +326,7 @@ impl Runtime {
                 },
             };
             ended(status, Some(&kind));
-            earlier_may_have_acted |= match delivery {
-                Delivery::MayHaveArrived => true,
-                // A gateway's failure may come after the service did the work.
-                Delivery::Answered => status.is_some_and(|s| matches!(s, 502..=504)),
-                Delivery::NotSent => false,
-            };
+            earlier_may_have_acted |= crate::retry::may_have_acted(delivery, status);
             let retry_after = match &kind {
                 FailureKind::Answer(api) => api.retry_after,
                 _ => None,

@@ -53,7 +53,7 @@ pub use quota::limits::{
 pub use quota::shared::{Lease, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WhenUnavailable};
 pub use redact::{escape_controls, without_credentials, Redactor, REDACTED};
 pub use response::Response;
-pub use retry::{is_retryable_status, may_send_again, parse_retry_after, Delivery, RetryPolicy};
+pub use retry::{is_retryable_status, may_have_acted, may_send_again, parse_retry_after, Delivery, RetryPolicy};
 pub use route::{RouteTemplate, Routes};
 pub use runtime::Runtime;
 pub use secrecy::{ExposeSecret, SecretString};

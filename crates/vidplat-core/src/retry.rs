@@ -64,6 +64,17 @@ pub enum Delivery {
     Answered,
 }
 
+/// Whether an attempt that ended this way may have done its work on the
+/// service: it may have arrived and no answer came, or a gateway answered
+/// (502, 503, 504), which it may do after the service acted.
+pub fn may_have_acted(delivery: Delivery, status: Option<u16>) -> bool {
+    match delivery {
+        Delivery::MayHaveArrived => true,
+        Delivery::Answered => status.is_some_and(|s| matches!(s, 502..=504)),
+        Delivery::NotSent => false,
+    }
+}
+
 /// Statuses worth another attempt of an idempotent request.
 pub fn is_retryable_status(status: u16) -> bool {
     matches!(status, 429 | 502 | 503 | 504)

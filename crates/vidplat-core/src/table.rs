@@ -353,6 +353,10 @@ pub struct OperationMeta {
     /// Its body is a CSV file whose rows are assumed to be bodies of this
     /// operation of the same service, a column per member (the YAML's `x-csv-rows`).
     pub csv_rows_of: Option<&'static str>,
+    /// For an update (a PUT or PATCH whose path also answers a GET): that
+    /// GET's operation, which reads what the update changes. Whether the
+    /// service keeps or resets the members an update leaves out is not shown.
+    pub reads_with: Option<&'static str>,
     /// Documented bounds of the query and body, checked before the request leaves.
     pub checks: &'static [crate::validate::Check],
     /// Top-level members of the success body's schema (empty when it has none):
@@ -465,6 +469,7 @@ mod routing_tests {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[],

@@ -25,6 +25,7 @@ const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMe
         rate_limited: true,
         registers_tasks: false,
         csv_rows_of: None,
+        reads_with: None,
         checks: &[],
         success_members: &["id", "status"],
         success_statuses: &[200..=200],

@@ -13680,6 +13680,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "canceled",
@@ -13754,6 +13755,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["external_id"],
             success_statuses: &[200u16..=200u16],
@@ -13790,6 +13792,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "notify_error",
@@ -13818,6 +13821,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: Some("get_notification_settings"),
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -13878,6 +13882,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -13951,6 +13956,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14128,6 +14134,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14161,6 +14168,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14261,6 +14269,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: Some("get_preset"),
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14438,6 +14447,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -14499,6 +14509,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14597,6 +14608,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14630,6 +14642,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14710,6 +14723,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: Some("get_profile"),
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14810,6 +14824,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -14852,6 +14867,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: Some("register_task"),
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14906,6 +14922,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14939,6 +14956,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14998,6 +15016,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -15021,6 +15040,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.page",
@@ -15196,6 +15216,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: true,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.episode_name",
@@ -15496,6 +15517,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -15529,6 +15551,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -15648,6 +15671,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.readable",

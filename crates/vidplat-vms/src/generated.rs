@@ -43838,6 +43838,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -43878,6 +43879,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -43930,6 +43932,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -43963,6 +43966,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["created_at", "id", "name", "statistics", "updated_at"],
             success_statuses: &[200u16..=200u16],
@@ -44012,6 +44016,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: Some("get_category"),
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -44073,6 +44078,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -44115,6 +44121,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -44175,6 +44182,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.page",
@@ -44395,6 +44403,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.chapters",
@@ -44925,6 +44934,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -44958,6 +44968,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "category_id",
@@ -45301,6 +45312,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: Some("get_content"),
             checks: &[
                 vidplat_core::Check {
                     at: "body.chapters",
@@ -45593,6 +45605,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -45657,6 +45670,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -45767,6 +45781,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -45838,6 +45853,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -45880,6 +45896,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "content",
@@ -45962,6 +45979,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: Some("get_document"),
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -46081,6 +46099,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.ss",
@@ -46261,6 +46280,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -46325,6 +46345,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -46455,6 +46476,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -46528,6 +46550,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.order",
@@ -46583,6 +46606,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -46625,6 +46649,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "content",
@@ -46709,6 +46734,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: Some("get_poster"),
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -46848,6 +46874,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["statistics"],
             success_statuses: &[200u16..=200u16],
@@ -46908,6 +46935,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -46960,6 +46988,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -47054,6 +47083,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -47096,6 +47126,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -47164,6 +47195,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: Some("get_stream_set"),
             checks: &[
                 vidplat_core::Check {
                     at: "body.streams",
@@ -47253,6 +47285,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -47371,6 +47404,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.audio_bitrate",
@@ -47671,6 +47705,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -47797,6 +47832,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -47839,6 +47875,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "audio_bitrate",
@@ -47989,6 +48026,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: Some("get_stream"),
             checks: &[
                 vidplat_core::Check {
                     at: "body.audio_bitrate",
@@ -48298,6 +48336,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -48362,6 +48401,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -48472,6 +48512,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -48543,6 +48584,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -48585,6 +48627,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "content",
@@ -48667,6 +48710,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: Some("get_subtitle"),
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -48786,6 +48830,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.page",
@@ -48942,6 +48987,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.access_denial_timeout",
@@ -49161,6 +49207,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -49194,6 +49241,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "access_denial_timeout",
@@ -49283,6 +49331,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: Some("get_viewing_page"),
             checks: &[
                 vidplat_core::Check {
                     at: "body.access_denial_timeout",
@@ -49474,6 +49523,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.revoked_audience",
@@ -49526,6 +49576,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -49556,6 +49607,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -49599,6 +49651,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -49632,6 +49685,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["created_at", "id", "name", "updated_at"],
             success_statuses: &[200u16..=200u16],
@@ -49672,6 +49726,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: Some("get_label"),
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -49724,6 +49779,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "playlist_description",
@@ -49790,6 +49846,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -49832,6 +49889,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "access_denial_timeout",
@@ -49895,6 +49953,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -49955,6 +50014,7 @@ pub mod operations {
             rate_limited: false,
             registers_tasks: false,
             csv_rows_of: None,
+            reads_with: None,
             checks: &[],
             success_members: &[
                 "created_at",

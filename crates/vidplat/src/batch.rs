@@ -44,7 +44,7 @@ use std::fmt;
 use std::io::{BufRead as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use vidplat_core::{Args, Delivery, Operation, OperationMeta, Refusal, Refusals, Service};
+use vidplat_core::{Args, Operation, OperationMeta, Refusal, Refusals, Service};
 
 /// One row: its number in the input (reported with its outcome) and its
 /// arguments, as an operation's builder reads them (`vidplat_core::Args`).
@@ -155,10 +155,6 @@ pub type Refused = Vec<(u64, Refusals)>;
 
 /// One operation, ready to run over rows ([`crate::Client::batch`]).
 pub struct Batch<'c> {
-    #[cfg_attr(
-        not(any(feature = "encoder", feature = "vms", feature = "analytics")),
-        allow(dead_code)
-    )]
     client: &'c crate::Client,
     service: Service,
     operation: &'static OperationMeta,
@@ -181,19 +177,10 @@ impl crate::Client {
     /// flight at once (1 for analytics, whose quota allows one call at a
     /// time): the documents give the encoder and video management no rate.
     pub fn batch(&self, service: Service, operation: &str) -> Result<Batch<'_>, BatchError> {
-        let rows: &'static [OperationMeta] = match service {
-            #[cfg(feature = "encoder")]
-            Service::Encoder => &vidplat_encoder::operations::ALL,
-            #[cfg(feature = "vms")]
-            Service::Vms => &vidplat_vms::operations::ALL,
-            #[cfg(feature = "analytics")]
-            Service::Analytics => &vidplat_analytics::operations::ALL,
-            #[allow(unreachable_patterns)] // every service's feature on
-            _ => &[],
-        };
-        let row = rows
-            .iter()
-            .find(|row| row.id == operation)
+        let row = crate::client::tables()
+            .into_iter()
+            .find(|table| table.service == service)
+            .and_then(|table| table.operation(operation))
             .ok_or_else(|| BatchError::UnknownOperation {
                 service,
                 operation: operation.to_owned(),
@@ -341,7 +328,7 @@ impl Batch<'_> {
             let outcome = match self.visit(&row.args, Sending) {
                 Ok(call) => match call.await {
                     Ok(answer) => Outcome::Done(answer),
-                    Err(error) if !self.operation.method.is_idempotent() && may_have_arrived(&error) => {
+                    Err(error) if !self.operation.method.is_idempotent() && error.may_have_acted() => {
                         Outcome::Unknown(error)
                     }
                     Err(error) => Outcome::Failed(error),
@@ -401,45 +388,12 @@ impl Batch<'_> {
         visitor: V,
     ) -> Result<V::Output, Refusals> {
         let id = self.operation.id;
-        let visited: Result<Option<Result<V::Output, Refusals>>, Error> = match self.service {
-            #[cfg(feature = "encoder")]
-            Service::Encoder => self
-                .client
-                .encoder()
-                .map(|client| vidplat_encoder::builder::visit(client, id, args, visitor)),
-            #[cfg(feature = "vms")]
-            Service::Vms => self
-                .client
-                .vms()
-                .map(|client| vidplat_vms::builder::visit(client, id, args, visitor)),
-            #[cfg(feature = "analytics")]
-            Service::Analytics => self
-                .client
-                .analytics()
-                .map(|client| vidplat_analytics::builder::visit(client, id, args, visitor)),
-            // A service this build leaves out has no operation (`Client::batch` refuses it first).
-            #[allow(unreachable_patterns)] // every service's feature on
-            _ => {
-                let _ = (args, visitor);
-                Ok(None)
-            }
-        };
+        let visited = self.client.visit(self.service, id, args, visitor);
         match visited {
             Ok(Some(result)) => result,
             Ok(None) => Err(Refusal::new("is not an operation of this client").at(id).into()),
             Err(error) => Err(Refusal::new(error.to_string()).at(self.service.as_str()).into()),
         }
-    }
-}
-
-/// Whether a failed call may have reached the service and done its work.
-fn may_have_arrived(error: &Error) -> bool {
-    match error {
-        Error::Timeout(timeout) => timeout.delivery == Delivery::MayHaveArrived,
-        Error::Transport(transport) => transport.delivery == Delivery::MayHaveArrived,
-        // A gateway's answer: the service behind it may have acted.
-        Error::Api(api) => matches!(api.status, 502..=504),
-        _ => false,
     }
 }
 

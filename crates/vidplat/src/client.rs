@@ -81,6 +81,34 @@ impl Client {
             .ok_or_else(|| not_configured(Service::Analytics))
     }
 
+    /// The builder of `service`'s operation `id` (its `operationId`), made
+    /// from `args` by its `from_args` (every refusal at once), handed to
+    /// `visitor`: the one place a reader of data (the command line,
+    /// [`crate::batch`]) turns a service and an operation id into a typed
+    /// call. `Ok(None)` when this build has no such operation; an error when
+    /// the service is not configured.
+    pub fn visit<'a, V: vidplat_core::OperationVisitor<'a>>(
+        &'a self,
+        service: Service,
+        id: &str,
+        args: &vidplat_core::Args,
+        visitor: V,
+    ) -> Result<Option<Result<V::Output, vidplat_core::Refusals>>, Error> {
+        match service {
+            #[cfg(feature = "encoder")]
+            Service::Encoder => Ok(vidplat_encoder::builder::visit(self.encoder()?, id, args, visitor)),
+            #[cfg(feature = "vms")]
+            Service::Vms => Ok(vidplat_vms::builder::visit(self.vms()?, id, args, visitor)),
+            #[cfg(feature = "analytics")]
+            Service::Analytics => Ok(vidplat_analytics::builder::visit(self.analytics()?, id, args, visitor)),
+            #[allow(unreachable_patterns)] // every service's feature on
+            _ => {
+                let _ = (id, args, visitor);
+                Ok(None)
+            }
+        }
+    }
+
     /// The client-side analytics limiter (shared by every clone of this client):
     /// `client.analytics_quota().map(|q| q.remaining())` is the month's remaining calls.
     pub fn analytics_quota(&self) -> Option<&QuotaLimiter> {
@@ -357,14 +385,7 @@ impl ClientBuilder {
     pub fn build(self) -> Result<Client, Error> {
         // Whether or not a service is configured (see `install_default_tls_provider`).
         vidplat_core::install_default_tls_provider();
-        let tables: Vec<&'static ServiceTable> = vec![
-            #[cfg(feature = "encoder")]
-            &vidplat_encoder::operations::TABLE,
-            #[cfg(feature = "vms")]
-            &vidplat_vms::operations::TABLE,
-            #[cfg(feature = "analytics")]
-            &vidplat_analytics::operations::TABLE,
-        ];
+        let tables = tables();
         // Every override must name an operation of some service, and follow its
         // rules whether or not that service is configured.
         for (id, _, _) in &self.routes {
@@ -464,4 +485,16 @@ impl ClientBuilder {
         }
         Ok(Some(runtime.build()?))
     }
+}
+
+/// The operation table of every service this build holds.
+pub(crate) fn tables() -> Vec<&'static ServiceTable> {
+    vec![
+        #[cfg(feature = "encoder")]
+        &vidplat_encoder::operations::TABLE,
+        #[cfg(feature = "vms")]
+        &vidplat_vms::operations::TABLE,
+        #[cfg(feature = "analytics")]
+        &vidplat_analytics::operations::TABLE,
+    ]
 }

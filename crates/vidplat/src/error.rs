@@ -2,7 +2,9 @@
 
 use std::fmt;
 use std::time::Duration;
-use vidplat_core::{escape_controls, may_send_again, CallFailure, Delivery, FailureKind, Method, Service};
+use vidplat_core::{
+    escape_controls, may_have_acted, may_send_again, CallFailure, Delivery, FailureKind, Method, Service,
+};
 
 pub use vidplat_core::{
     ApiError, ConfigError, DecodeError, NotSendable, Quota, Refusal, Refusals, ServiceErrorCode, TimeoutKind,
@@ -204,6 +206,20 @@ impl Error {
             Error::Api(api) | Error::QueryTooSlow(api) | Error::AlreadyDeleted(api) => Some(api),
             Error::RateLimited { response, .. } => response.as_deref(),
             _ => None,
+        }
+    }
+
+    /// Whether the failed call may still have done its work on the service:
+    /// it may have arrived and its answer was lost (a timeout or a broken
+    /// connection after sending), or a gateway answered 502, 503 or 504.
+    /// The runtime's rule (`vidplat_core::may_have_acted`), which also tells
+    /// a DELETE's retry that finds nothing ([`Error::AlreadyDeleted`]).
+    pub fn may_have_acted(&self) -> bool {
+        match self {
+            Error::Timeout(timeout) => may_have_acted(timeout.delivery, None),
+            Error::Transport(transport) => may_have_acted(transport.delivery, None),
+            Error::Api(api) => may_have_acted(Delivery::Answered, Some(api.status)),
+            _ => false,
         }
     }
 

@@ -117,7 +117,7 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
             format!("is no command of {service} (`vidplat {service} --help` lists them)"),
         )
     })?;
-    if spec.operation.id.starts_with("update_") && !matches.get_flag("partial") {
+    if spec.operation.reads_with.is_some() && !matches.get_flag("partial") {
         return Err(Failure::invalid(
             "--partial",
             "is required for an update: each row then sends only its members (what the service does \
@@ -282,10 +282,7 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         }
     };
     if failed + unknown + unknown_before > 0 {
-        return Err(Failure::Export(format!(
-            "{} row(s) not done",
-            failed + unknown + unknown_before
-        )));
+        return Err(Failure::RowsNotDone(failed + unknown + unknown_before));
     }
     if !not_ready.is_empty() {
         return Err(Failure::TaskEnded { tasks: not_ready });

@@ -473,6 +473,7 @@ mod tests {
         rate_limited: true,
         registers_tasks: false,
         csv_rows_of: None,
+        reads_with: None,
         checks: &[],
         success_members: &[],
         success_statuses: &[200..=200],

@@ -26,6 +26,7 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
     let order = MemberOrder::read(&service.yaml_path())?;
     let mut rows = Vec::new();
     let mut helps = Vec::new();
+    let pairs = crate::codegen::items::from_read::update_pairs(spec);
     for op in operations {
         let yaml = &spec["paths"][&op.path][op.method.to_ascii_lowercase()];
         let id = &op.id;
@@ -44,6 +45,13 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
         };
         let rate_limited = yaml["x-quota"]["per_minute"].as_bool() == Some(true);
         let registers_tasks = yaml["x-registers-tasks"].as_bool() == Some(true);
+        let reads_with = match pairs.iter().find(|pair| pair.update_op == op.id) {
+            Some(pair) => {
+                let read = &pair.read_op;
+                quote!(Some(#read))
+            }
+            None => quote!(None),
+        };
         let csv_rows_of = match yaml["x-csv-rows"].as_str() {
             Some(rows) if operations.iter().any(|other| other.id == rows) => quote!(Some(#rows)),
             Some(rows) => bail!("{id}: x-csv-rows names `{rows}`, no operation of this service"),
@@ -101,6 +109,7 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 rate_limited: #rate_limited,
                 registers_tasks: #registers_tasks,
                 csv_rows_of: #csv_rows_of,
+                reads_with: #reads_with,
                 checks: &[#(#checks),*],
                 success_members: &[#(#success_members),*],
                 success_statuses: &[#(#statuses),*],
