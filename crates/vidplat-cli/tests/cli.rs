@@ -2435,7 +2435,7 @@ async fn a_batch_killed_mid_call_leaves_that_row_unknown_to_the_rerun() {
 }
 
 #[tokio::test]
-async fn a_batch_reads_body_paths_from_stdin_and_asks_updates_for_partial() {
+async fn a_batch_reads_body_paths_from_stdin_and_an_update_keeps_what_its_rows_leave_out() {
     let cli = Cli::start().await;
     let profile = cli.profile().await;
     let preset = cli.run(&["encoder", "list-presets", "-o", "json"]).await.json()[0]["id"].clone();
@@ -2475,17 +2475,95 @@ async fn a_batch_reads_body_paths_from_stdin_and_asks_updates_for_partial() {
         assert_eq!(listed["presets"], json!([preset]), "{listed}");
     }
 
-    let updates = dir.path().join("titles.ndjson");
-    std::fs::write(&updates, "{\"content-name\": \"c1\", \"title\": \"Spring\"}\n").expect("rows written");
-    let run = cli
-        .run(&["batch", "vms", "update-content", updates.to_str().expect("a path")])
+    // An update's row names only what it changes. The simulator's default
+    // reading resets what an update leaves out (and refuses an update leaving
+    // out what registration requires): read first, every member is kept.
+    let mut presets = Vec::new();
+    for name in ["spring", "autumn"] {
+        let registered = cli
+            .run(&[
+                "encoder",
+                "register-preset",
+                "--name",
+                name,
+                "--destination",
+                "vms5://",
+                "--format",
+                "MP4",
+                "--output-filename",
+                "%INPUT_FILENAME%",
+                "--description",
+                "before",
+                "-o",
+                "json",
+            ])
+            .await;
+        assert_eq!(registered.code, 0, "{registered:?}");
+        presets.push((registered.json()["id"].to_string(), name));
+    }
+    let updates = dir.path().join("descriptions.ndjson");
+    let rows: String = presets
+        .iter()
+        .map(|(id, _)| format!("{{\"preset-id\": {id}, \"description\": \"after {id}\"}}\n"))
+        .collect();
+    std::fs::write(&updates, rows).expect("rows written");
+    let partial_journal = dir.path().join("partial.journal");
+    let partial = cli
+        .run(&[
+            "batch",
+            "encoder",
+            "update-preset",
+            updates.to_str().expect("a path"),
+            "--partial",
+            "--journal",
+            partial_journal.to_str().expect("a path"),
+        ])
         .await;
-    assert_eq!(run.code, 2, "{run:?}");
-    assert_eq!(run.stdout, "");
+    assert_eq!(partial.code, 1, "each row sent alone is refused: {partial:?}");
+    let lines: Vec<Value> = partial
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{partial:?}");
+    for line in &lines {
+        assert_eq!(line["status"], "failed", "{line}");
+        assert_eq!(line["error"]["status"], 400, "{line}");
+    }
+    let whole = cli
+        .run(&["batch", "encoder", "update-preset", updates.to_str().expect("a path")])
+        .await;
+    assert_eq!(whole.code, 0, "{whole:?}");
     assert_eq!(
-        run.stderr,
-        "error: invalid input, not sent: `--partial` is required for an update: each row then sends only its \
-         members (what the service does with the members an update leaves out is not shown)\n"
+        row_statuses(&whole).values().filter(|s| *s == "ok").count(),
+        2,
+        "{whole:?}"
+    );
+    for (id, name) in &presets {
+        let read = cli
+            .run(&["encoder", "get-preset", "--preset-id", id, "-o", "json"])
+            .await
+            .json();
+        assert_eq!(read["description"], format!("after {id}"), "{read}");
+        assert_eq!(
+            (&read["name"], &read["format"], &read["output_filename"]),
+            (&json!(name), &json!("MP4"), &json!("%INPUT_FILENAME%")),
+            "kept: {read}"
+        );
+    }
+    let refused = cli
+        .run(&[
+            "batch",
+            "encoder",
+            "register-preset",
+            updates.to_str().expect("a path"),
+            "--partial",
+        ])
+        .await;
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert_eq!(
+        refused.stderr,
+        "error: invalid input, not sent: `--partial` is for an update: register-preset reads nothing first\n"
     );
 }
 

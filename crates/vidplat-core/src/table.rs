@@ -301,6 +301,61 @@ impl RequestBody {
         }
         out
     }
+
+    /// `read`, a resource as a GET answered it, kept to what this body names
+    /// (the members an update sends to keep what it does not change): every
+    /// member the YAML names here, in objects and in each array item, and
+    /// every member of an object that takes any. A `null` is kept only where
+    /// the YAML allows it. The same members `builder_from` copies, as data.
+    pub fn kept_from(&self, read: &serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        fn keep(body: &RequestBody, pattern: &str, value: &Value) -> Option<Value> {
+            match value {
+                Value::Null => body.nullable.contains(&pattern).then_some(Value::Null),
+                Value::Object(members) => Some(Value::Object(
+                    members
+                        .iter()
+                        .filter_map(|(name, member)| {
+                            let pattern = match pattern {
+                                "" => name.clone(),
+                                _ => format!("{pattern}.{name}"),
+                            };
+                            body.kind_of(&pattern)?;
+                            Some((name.clone(), keep(body, &pattern, member)?))
+                        })
+                        .collect(),
+                )),
+                Value::Array(items) => {
+                    let pattern = format!("{pattern}[]");
+                    Some(Value::Array(
+                        items.iter().filter_map(|item| keep(body, &pattern, item)).collect(),
+                    ))
+                }
+                scalar => Some(scalar.clone()),
+            }
+        }
+        keep(self, "", read).unwrap_or(Value::Null)
+    }
+}
+
+/// `change` laid over `base`: an object's members one by one (a member
+/// `change` does not name stays as `base` has it), anything else replaced
+/// whole (a list `change` gives is sent as it gives it).
+pub fn laid_over(base: serde_json::Value, change: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match (base, change) {
+        (Value::Object(mut base), Value::Object(change)) => {
+            for (name, member) in change {
+                let merged = match base.remove(name) {
+                    Some(before) => laid_over(before, member),
+                    None => member.clone(),
+                };
+                base.insert(name.clone(), merged);
+            }
+            Value::Object(base)
+        }
+        (_, change) => change.clone(),
+    }
 }
 
 /// The words about an operation that only a reader showing help needs: the
@@ -495,6 +550,47 @@ mod routing_tests {
         code_statuses: &[],
         secret_members: &[],
     };
+
+    #[test]
+    fn an_update_keeps_from_a_read_what_its_body_names_and_the_change_wins() {
+        let body = RequestBody {
+            json: true,
+            members: &[
+                ("title", Kind::Text),
+                ("note", Kind::Text),
+                ("tags", Kind::Array),
+                ("chapters", Kind::Array),
+                ("chapters[].title", Kind::Text),
+                ("extra", Kind::Object),
+                ("extra.*", Kind::Text),
+            ],
+            required: &[],
+            nullable: &["note"],
+        };
+        let read = serde_json::json!({
+            "id": "c1", "created_at": "2026-01-01", "title": "Old", "note": null, "description": null,
+            "tags": ["a", "b"], "chapters": [{"title": "One", "start": 0}], "extra": {"any": "kept"},
+        });
+        let kept = body.kept_from(&read);
+        assert_eq!(
+            kept,
+            serde_json::json!({
+                "title": "Old", "note": null, "tags": ["a", "b"], "chapters": [{"title": "One"}],
+                "extra": {"any": "kept"},
+            })
+        );
+        let sent = laid_over(
+            kept,
+            &serde_json::json!({"title": "New", "tags": ["c"], "extra": {"more": "x"}}),
+        );
+        assert_eq!(
+            sent,
+            serde_json::json!({
+                "title": "New", "note": null, "tags": ["c"], "chapters": [{"title": "One"}],
+                "extra": {"any": "kept", "more": "x"},
+            })
+        );
+    }
 
     #[test]
     fn a_literal_segment_wins_and_members_keep_their_encoding() {

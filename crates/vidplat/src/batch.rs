@@ -158,6 +158,9 @@ pub struct Batch<'c> {
     client: &'c crate::Client,
     service: Service,
     operation: &'static OperationMeta,
+    /// For an update: the GET that reads what it changes.
+    reads: Option<&'static OperationMeta>,
+    partial: bool,
     parallel: usize,
     journal: Option<PathBuf>,
     retry_unknown: bool,
@@ -177,9 +180,10 @@ impl crate::Client {
     /// flight at once (1 for analytics, whose quota allows one call at a
     /// time): the documents give the encoder and video management no rate.
     pub fn batch(&self, service: Service, operation: &str) -> Result<Batch<'_>, BatchError> {
-        let row = crate::client::tables()
+        let table = crate::client::tables()
             .into_iter()
-            .find(|table| table.service == service)
+            .find(|table| table.service == service);
+        let row = table
             .and_then(|table| table.operation(operation))
             .ok_or_else(|| BatchError::UnknownOperation {
                 service,
@@ -189,6 +193,10 @@ impl crate::Client {
             client: self,
             service,
             operation: row,
+            reads: row
+                .reads_with
+                .and_then(|read| table.and_then(|table| table.operation(read))),
+            partial: false,
             parallel: if service == Service::Analytics { 1 } else { 4 },
             journal: None,
             retry_unknown: false,
@@ -205,6 +213,8 @@ impl fmt::Debug for Batch<'_> {
         f.debug_struct("Batch")
             .field("service", &self.service)
             .field("operation", &self.operation.id)
+            .field("reads", &self.reads.map(|read| read.id))
+            .field("partial", &self.partial)
             .field("parallel", &self.parallel)
             .field("journal", &self.journal)
             .field("retry_unknown", &self.retry_unknown)
@@ -226,6 +236,21 @@ impl Batch<'_> {
     #[must_use]
     pub fn journal(mut self, path: impl Into<PathBuf>) -> Self {
         self.journal = Some(path.into());
+        self
+    }
+
+    /// For an update (an operation with [`OperationMeta::reads_with`]):
+    /// send only each row's members. By default each row's resource is read
+    /// first and the update sends every member read that its body names,
+    /// with the row's laid over them (as `modify_*` does), so that a member
+    /// the row leaves out is sent as it was, under either reading of an
+    /// update (the documents do not say whether what it leaves out is kept
+    /// or reset). Two
+    /// calls a row; a change made by another client between them is
+    /// overwritten with what was read.
+    #[must_use]
+    pub fn partial(mut self, partial: bool) -> Self {
+        self.partial = partial;
         self
     }
 
@@ -267,7 +292,7 @@ impl Batch<'_> {
     /// documents give, every member's type). Empty when every row may go.
     pub fn check(&self, rows: &[BatchRow]) -> Refused {
         rows.iter()
-            .filter_map(|row| match self.visit(&row.args, Checking) {
+            .filter_map(|row| match self.visit(self.operation, &row.args, Checking) {
                 Ok(Ok(())) => None,
                 Ok(Err(refusals)) | Err(refusals) => Some((row.number, refusals)),
             })
@@ -322,10 +347,18 @@ impl Batch<'_> {
 
     /// The row sent (again, each time the task queue was full and drained).
     async fn send_row(&self, row: &BatchRow) -> Outcome {
+        let args = match self.reads {
+            Some(read) if !self.partial => match self.laid_over_read(read, &row.args).await {
+                Ok(args) => std::borrow::Cow::Owned(args),
+                // Nothing was changed: the read failed, or what it gave is refused.
+                Err(error) => return Outcome::Failed(error),
+            },
+            _ => std::borrow::Cow::Borrowed(&row.args),
+        };
         #[cfg(feature = "encoder")]
         let (mut waited, mut interval) = (std::time::Duration::ZERO, self.queue_polling.initial_interval);
         loop {
-            let outcome = match self.visit(&row.args, Sending) {
+            let outcome = match self.visit(self.operation, &args, Sending) {
                 Ok(call) => match call.await {
                     Ok(answer) => Outcome::Done(answer),
                     Err(error) if !self.operation.method.is_idempotent() && error.may_have_acted() => {
@@ -363,6 +396,30 @@ impl Batch<'_> {
         }
     }
 
+    /// The row's arguments for an update sent whole: its resource read with
+    /// `read` (given the row's arguments that are `read`'s), kept to what the
+    /// update's body names, with the row's body laid over it.
+    async fn laid_over_read(&self, read: &'static OperationMeta, args: &Args) -> Result<Args, Error> {
+        let read_args = args
+            .members()
+            .iter()
+            .filter(|(name, _)| read.arguments.iter().any(|argument| argument.name == name.as_str()))
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
+        let resource = self
+            .visit(read, &Args::new(read_args), Sending)
+            .map_err(Error::InvalidInput)?
+            .await?;
+        let kept = self
+            .operation
+            .body
+            .map_or(Value::Null, |body| body.kept_from(&resource));
+        let mut members = args.members().clone();
+        let change = members.remove("body").unwrap_or_else(|| json!({}));
+        members.insert("body".to_owned(), vidplat_core::laid_over(kept, &change));
+        Ok(Args::new(members))
+    }
+
     /// Tasks not yet ended (waiting, encoding, uploading, canceling), when the counts can be read.
     #[cfg(feature = "encoder")]
     async fn active_tasks(&self) -> Option<i64> {
@@ -381,13 +438,14 @@ impl Batch<'_> {
         RowOutcome { number, outcome }
     }
 
-    /// `visitor` given the operation's builder made from `args`.
+    /// `visitor` given `operation`'s builder made from `args`.
     fn visit<'a, V: vidplat_core::OperationVisitor<'a>>(
         &'a self,
+        operation: &OperationMeta,
         args: &Args,
         visitor: V,
     ) -> Result<V::Output, Refusals> {
-        let id = self.operation.id;
+        let id = operation.id;
         let visited = self.client.visit(self.service, id, args, visitor);
         match visited {
             Ok(Some(result)) => result,

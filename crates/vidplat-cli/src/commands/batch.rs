@@ -21,7 +21,9 @@ pub fn define(command: Command) -> Command {
             "Run one operation over every row of a CSV (with a header) or NDJSON file. Each column is named \
              as the operation command's flag (`task-id`, `input-filepath`); any other column is a `--set` \
              path into the body (`streams[0].video.height`). Every row is checked before any is sent: rows \
-             refused are all listed by number and member, and nothing is sent (exit 2) unless --skip-invalid.\n\n\
+             refused are all listed by number and member, and nothing is sent (exit 2) unless --skip-invalid. \
+             A row of an update gives only the members it changes: the resource is read and sent whole with \
+             them (--partial sends only the row's).\n\n\
              One JSON line per row goes to stdout (the row's number, its outcome, the answer or the error), a \
              summary to stderr. A journal (FILE.journal beside the input, or --journal) records each row: a \
              rerun skips the rows done, and does not send again a row whose call may have arrived (a \
@@ -31,7 +33,7 @@ pub fn define(command: Command) -> Command {
             "Examples:\n  \
              vidplat batch encoder register-task tasks.csv\n  \
              { echo input-filepath; printf '%s\\n' a.mp4 b.mp4; } | vidplat batch encoder register-task - --journal run.journal\n  \
-             vidplat batch vms update-content titles.ndjson --partial --parallel 2",
+             vidplat batch vms update-content titles.ndjson --parallel 2",
         )
         .arg(
             Arg::new("batch-service")
@@ -69,7 +71,7 @@ pub fn define(command: Command) -> Command {
             Arg::new("partial")
                 .long("partial")
                 .action(ArgAction::SetTrue)
-                .help("For an update: send only each row's members. Required for now: what the service does with the members an update leaves out is not shown, and reading each resource to send every member is not built yet"),
+                .help("For an update: send only each row's members. By default each row's resource is read first and every member read is sent with the row's laid over them, so that a member the row leaves out is sent as it was, under either reading of an update (the documents do not say whether what it leaves out is kept or reset): two calls a row, and a change made elsewhere between them is overwritten"),
         )
         .arg(
             Arg::new("skip-invalid")
@@ -117,11 +119,10 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
             format!("is no command of {service} (`vidplat {service} --help` lists them)"),
         )
     })?;
-    if spec.operation.reads_with.is_some() && !matches.get_flag("partial") {
+    if spec.operation.reads_with.is_none() && matches.get_flag("partial") {
         return Err(Failure::invalid(
             "--partial",
-            "is required for an update: each row then sends only its members (what the service does \
-             with the members an update leaves out is not shown)",
+            format!("is for an update: {name} reads nothing first"),
         ));
     }
     let wait = matches.get_flag("wait");
@@ -153,7 +154,9 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     if let Some(journal) = &journal {
         batch = batch.journal(journal);
     }
-    batch = batch.retry_unknown(matches.get_flag("retry-unknown"));
+    batch = batch
+        .retry_unknown(matches.get_flag("retry-unknown"))
+        .partial(matches.get_flag("partial"));
     let (notices, mut waits) = tokio::sync::mpsc::unbounded_channel();
     batch = batch
         .queue_polling(super::polling(matches, invocation.timeout))
