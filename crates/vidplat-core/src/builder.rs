@@ -197,7 +197,7 @@ impl RuntimeBuilder {
         };
         let mut http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
-            .tls_backend_preconfigured(crate::tls::tls_config()?);
+            .tls_backend_preconfigured(crate::tls::config_for(base.is_https())?);
         // A proxy from the environment (HTTP_PROXY, ALL_PROXY) would receive a
         // plain-http request whole, the key with it: plain http goes direct.
         // Over https a proxy only tunnels the encrypted connection, so it stays.
