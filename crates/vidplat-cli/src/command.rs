@@ -243,6 +243,9 @@ pub fn operation(spec: CommandSpec) -> Command {
     if crate::commands::waits_after(meta) {
         fixed.extend(crate::commands::wait_after_flags());
     }
+    if meta.method == vidplat_core::Method::Delete {
+        fixed.push(crate::confirm::yes_flag());
+    }
     fixed.push(
         Arg::new("dry-run")
             .long("dry-run")

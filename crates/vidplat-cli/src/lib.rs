@@ -8,6 +8,7 @@
 pub mod command;
 mod commands;
 mod config;
+mod confirm;
 mod failure;
 mod flags;
 mod output;
@@ -140,6 +141,9 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         } else {
             None
         };
+        if spec.operation.method == vidplat_core::Method::Delete && show.is_none() {
+            confirm::destroying(&destroyed(spec, &args), flag(op_matches, "yes"), io)?;
+        }
         let wait = commands::waits_after(spec.operation) && flag(op_matches, "wait") && show.is_none();
         let row_columns = columns.clone().or_else(|| spec.default_columns(format));
         let runner = Runner {
@@ -190,6 +194,26 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
     let extra = Extra::find(Some(service), command).ok_or_else(|| Failure::unknown_command(name, command))?;
     let invocation = invocation(matches, op_matches, io, format, columns, timeout);
     extra.run(invocation).await
+}
+
+/// What a DELETE destroys, in the words of its summary and the path's values
+/// (`delete preset 7`).
+fn destroyed(spec: crate::spec::CommandSpec, args: &Args) -> String {
+    let data = args.for_builder();
+    let values: Vec<String> = spec
+        .operation
+        .arguments
+        .iter()
+        .filter(|argument| argument.place == vidplat_core::Place::Path)
+        .filter_map(|argument| data.members().get(argument.name))
+        .map(|value| value.as_str().map_or_else(|| value.to_string(), str::to_owned))
+        .collect();
+    let mut what = spec.operation.summary.to_lowercase();
+    for value in values {
+        what.push(' ');
+        what.push_str(&value);
+    }
+    what
 }
 
 /// What a command that is not an operation runs with: the whole command

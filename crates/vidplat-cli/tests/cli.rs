@@ -2777,3 +2777,75 @@ async fn import_tasks_csv_check_names_every_problem_by_row_offline_and_sends_not
     );
     assert!(cli.sim.journal().is_empty(), "nothing reached the service");
 }
+
+/// A DELETE asks before destroying, and where nothing can be asked (stdin
+/// not a terminal, as here) it needs `--yes`: refused with exit 2 and
+/// nothing sent; `--dry-run` sends nothing, so it needs no confirmation.
+#[tokio::test]
+async fn a_delete_without_a_terminal_needs_yes_and_sends_nothing_without_it() {
+    let cli = Cli::start().await;
+    cli.profile().await;
+    let registered = cli
+        .run(&[
+            "encoder",
+            "register-preset",
+            "--name",
+            "doomed",
+            "--destination",
+            "vms5://",
+            "--format",
+            "MP4",
+            "--output-filename",
+            "x",
+            "-o",
+            "json",
+        ])
+        .await;
+    assert_eq!(registered.code, 0, "{registered:?}");
+    let id = registered.json()["id"].to_string();
+    let refused = cli.run(&["encoder", "delete-preset", "--preset-id", &id]).await;
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert_eq!(refused.stdout, "");
+    assert_eq!(
+        refused.stderr,
+        format!(
+            "error: invalid input, not sent: `--yes` is required to delete preset {id} without a terminal to ask \
+             on (nothing was sent)\n"
+        )
+    );
+    let still = cli
+        .run(&["encoder", "get-preset", "--preset-id", &id, "-o", "json"])
+        .await;
+    assert_eq!(still.code, 0, "not deleted: {still:?}");
+    let dry = cli
+        .run(&["encoder", "delete-preset", "--preset-id", &id, "--dry-run"])
+        .await;
+    assert_eq!(dry.code, 0, "{dry:?}");
+    let request = dry.stdout.lines().next().unwrap_or_default();
+    assert!(
+        request.starts_with("DELETE http://") && request.ends_with(&format!("/encoder/v1/presets/{id}")),
+        "{dry:?}"
+    );
+
+    let rows = format!("preset-id\n{id}\n");
+    let batch = cli.run_stdin(&["batch", "encoder", "delete-preset", "-"], &rows).await;
+    assert_eq!(batch.code, 2, "{batch:?}");
+    assert_eq!(
+        batch.stderr,
+        "error: invalid input, not sent: `--yes` is required to delete preset for each of 1 row(s) without a \
+         terminal to ask on (nothing was sent)\n"
+    );
+    assert_eq!(batch.stdout, "");
+    assert_eq!(
+        cli.run(&["encoder", "get-preset", "--preset-id", &id]).await.code,
+        0,
+        "the batch sent nothing"
+    );
+
+    let deleted = cli
+        .run(&["encoder", "delete-preset", "--preset-id", &id, "--yes"])
+        .await;
+    assert_eq!(deleted.code, 0, "{deleted:?}");
+    let gone = cli.run(&["encoder", "get-preset", "--preset-id", &id]).await;
+    assert_eq!(gone.code, 1, "deleted: {gone:?}");
+}

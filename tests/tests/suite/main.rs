@@ -14,6 +14,7 @@
 mod harness;
 
 mod bounds;
+mod cli_confirm;
 mod cli_dry_run;
 mod coverage;
 mod doc_claims;

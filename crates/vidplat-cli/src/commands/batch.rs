@@ -88,6 +88,7 @@ pub fn define(command: Command) -> Command {
         .arg(super::poll_interval().help(
             "First pause between polls (of the task counts while the task queue is full, of the tasks with --wait); it grows to 30 s [default: 1s]",
         ))
+        .arg(crate::confirm::yes_flag())
         .arg(
             Arg::new("retry-unknown")
                 .long("retry-unknown")
@@ -182,6 +183,15 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         rows.retain(|row| !skipped.contains(&row.number));
     }
 
+    if spec.operation.method == vidplat_core::Method::Delete {
+        let what = format!(
+            "{} for each of {} row(s)",
+            spec.operation.summary.to_lowercase(),
+            rows.len()
+        );
+        crate::confirm::destroying(&what, matches.get_flag("yes"), invocation.io)?;
+    }
+    let stderr = &mut *invocation.io.stderr;
     let mut params: std::collections::HashMap<u64, Map<String, Value>> = rows
         .iter()
         .map(|row| (row.number, key_params(spec, &row.args)))
