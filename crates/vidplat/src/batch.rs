@@ -358,15 +358,12 @@ impl Batch<'_> {
         #[cfg(feature = "encoder")]
         let (mut waited, mut interval) = (std::time::Duration::ZERO, self.queue_polling.initial_interval);
         loop {
-            let outcome = match self.visit(self.operation, &args, Sending) {
-                Ok(call) => match call.await {
-                    Ok(answer) => Outcome::Done(answer),
-                    Err(error) if !self.operation.method.is_idempotent() && error.may_have_acted() => {
-                        Outcome::Unknown(error)
-                    }
-                    Err(error) => Outcome::Failed(error),
-                },
-                Err(refusals) => Outcome::Failed(Error::InvalidInput(refusals)),
+            let outcome = match self.client.call_json(self.service, self.operation.id, &args).await {
+                Ok(answer) => Outcome::Done(answer),
+                Err(error) if !self.operation.method.is_idempotent() && error.may_have_acted() => {
+                    Outcome::Unknown(error)
+                }
+                Err(error) => Outcome::Failed(error),
             };
             #[cfg(feature = "encoder")]
             if let Outcome::Failed(Error::Api(api)) = &outcome {
@@ -407,8 +404,8 @@ impl Batch<'_> {
             .map(|(name, value)| (name.clone(), value.clone()))
             .collect();
         let resource = self
-            .visit(read, &Args::new(read_args), Sending)
-            .map_err(Error::InvalidInput)?
+            .client
+            .call_json(self.service, read.id, &Args::new(read_args))
             .await?;
         let kept = self
             .operation
@@ -474,28 +471,6 @@ impl<'a> vidplat_core::OperationVisitor<'a> for Checking {
                 _ => Refusal::new(failure.to_string()).into(),
             }),
         }
-    }
-}
-
-/// Sends each builder; its answer as JSON (a list's first page, as the
-/// command without `--all`: the visitor's default).
-struct Sending;
-
-impl<'a> vidplat_core::OperationVisitor<'a> for Sending {
-    type Output = futures_util::future::BoxFuture<'a, Result<Value, Error>>;
-
-    fn operation<Op>(self, builder: Op) -> Self::Output
-    where
-        Op: Operation + 'a,
-        Op::Success: Serialize,
-    {
-        Box::pin(async move {
-            let answer = crate::Call::call(builder).await?;
-            // The answer was decoded from JSON into types whose maps are keyed
-            // by text: it always makes JSON again. Were it not to, the work is
-            // still done, so the row is `Done` with no answer to show.
-            Ok(serde_json::to_value(answer).unwrap_or(Value::Null))
-        })
     }
 }
 

@@ -109,6 +109,26 @@ impl Client {
         }
     }
 
+    /// `service`'s operation `id` made from `args` ([`Client::visit`]) and
+    /// sent; its answer as JSON (a list's first page). A refused argument is
+    /// [`Error::InvalidInput`], with every refusal; nothing is sent then.
+    pub async fn call_json(
+        &self,
+        service: Service,
+        id: &str,
+        args: &vidplat_core::Args,
+    ) -> Result<serde_json::Value, Error> {
+        match self.visit(service, id, args, AsJson)? {
+            Some(Ok(call)) => call.await,
+            Some(Err(refusals)) => Err(Error::InvalidInput(refusals)),
+            None => Err(Error::InvalidInput(
+                vidplat_core::Refusal::new("is not an operation of this client")
+                    .at(id)
+                    .into(),
+            )),
+        }
+    }
+
     /// The client-side analytics limiter (shared by every clone of this client):
     /// `client.analytics_quota().map(|q| q.remaining())` is the month's remaining calls.
     pub fn analytics_quota(&self) -> Option<&QuotaLimiter> {
@@ -497,4 +517,25 @@ pub(crate) fn tables() -> Vec<&'static ServiceTable> {
         #[cfg(feature = "analytics")]
         &vidplat_analytics::operations::TABLE,
     ]
+}
+
+/// Sends each builder; its answer as JSON.
+struct AsJson;
+
+impl<'a> vidplat_core::OperationVisitor<'a> for AsJson {
+    type Output = futures_util::future::BoxFuture<'a, Result<serde_json::Value, Error>>;
+
+    fn operation<Op>(self, builder: Op) -> Self::Output
+    where
+        Op: vidplat_core::Operation + 'a,
+        Op::Success: serde::Serialize,
+    {
+        Box::pin(async move {
+            let answer = crate::Call::call(builder).await?;
+            // The answer was decoded from JSON into types whose maps are keyed
+            // by text: it always makes JSON again. Were it not to, the work is
+            // still done, so the answer is given as `null`.
+            Ok(serde_json::to_value(answer).unwrap_or(serde_json::Value::Null))
+        })
+    }
 }
