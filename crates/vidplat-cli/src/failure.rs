@@ -13,6 +13,7 @@ pub enum Exit {
     Quota = 3,
     TaskEnded = 4,
     BadSignature = 5,
+    ChangesPlanned = 6,
     TimedOut = 124,
     Interrupted = 130,
 }
@@ -48,6 +49,8 @@ pub enum Failure {
     Export(String),
     /// A batch whose rows did not all get done (each row's line says why).
     RowsNotDone(usize),
+    /// `catalog plan` found changes to make (printed on stdout): not a failure, an answer.
+    ChangesPlanned(usize),
 }
 
 impl Failure {
@@ -88,6 +91,7 @@ impl Failure {
             Failure::Output(_) | Failure::Export(_) | Failure::RowsNotDone(_) => Exit::Api,
             Failure::Paused(_) => Exit::Quota,
             Failure::Interrupted(_) => Exit::Interrupted,
+            Failure::ChangesPlanned(_) => Exit::ChangesPlanned,
         }
     }
 
@@ -104,6 +108,7 @@ impl Failure {
             Failure::Interrupted(_) => "interrupted",
             Failure::Export(_) => "export",
             Failure::RowsNotDone(_) => "rows_not_done",
+            Failure::ChangesPlanned(_) => "changes_planned",
         };
         let mut error = json!({ "kind": kind, "message": self.to_string(), "exit_code": self.exit() as i32 });
         match self {
@@ -208,6 +213,7 @@ impl fmt::Display for Failure {
                 f.write_str(why)
             }
             Failure::RowsNotDone(rows) => write!(f, "{rows} row(s) not done"),
+            Failure::ChangesPlanned(changes) => write!(f, "{changes} change(s) planned"),
             Failure::Signature(why) => write!(f, "the URL does not verify: {why}"),
             Failure::TaskEnded { tasks } => match tasks.as_slice() {
                 [(id, status)] => write!(f, "task {id} ended {status}"),

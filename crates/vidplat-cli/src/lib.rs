@@ -86,6 +86,8 @@ pub async fn run(argv: impl IntoIterator<Item = impl Into<OsString> + Clone>, io
         Ok(()) => Exit::Ok as i32,
         // A closed pipe (`vidplat … | head`) is how a reader says it has enough.
         Err(Failure::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok as i32,
+        // An answer, said on stdout and stderr already: not an error.
+        Err(failure @ Failure::ChangesPlanned(_)) => failure.exit() as i32,
         Err(failure) => {
             let _ = if json_errors {
                 writeln!(io.stderr, "{}", failure.to_json())

@@ -2849,3 +2849,176 @@ async fn a_delete_without_a_terminal_needs_yes_and_sends_nothing_without_it() {
     let gone = cli.run(&["encoder", "get-preset", "--preset-id", &id]).await;
     assert_eq!(gone.code, 1, "deleted: {gone:?}");
 }
+
+/// The account's set-up as a file: `plan` lists each change and exits 6,
+/// `apply` makes them in order (presets before the profile holding them by
+/// name, a parent category before its child) and a second `apply` writes
+/// nothing; a changed member is shown before → after and the others kept;
+/// `export` writes a file that plans no change; `--prune` deletes only with
+/// `--yes` where nothing can be asked.
+#[tokio::test]
+async fn a_catalog_file_is_planned_applied_once_exported_and_pruned_only_when_confirmed() {
+    let cli = Cli::start().await;
+    let dir = tempfile::tempdir().expect("a directory");
+    let file = dir.path().join("catalog.yaml");
+    let path = file.to_str().expect("a path");
+    let wanted = |description: &str| {
+        format!(
+            "notification_settings:\n  notify_error: true\n\
+             presets:\n\
+             - name: web-720\n  destination: https://out.example.com/\n  format: MP4\n  output_filename: \"%INPUT_FILENAME%\"\n  description: {description}\n\
+             - name: web-1080\n  destination: https://out.example.com/\n  format: MP4\n  output_filename: \"%INPUT_FILENAME%\"\n\
+             profiles:\n- name: web\n  presets: [web-720, web-1080]\n\
+             categories:\n- name: Sports/Football\n- name: Sports\n\
+             labels:\n- name: featured\n"
+        )
+    };
+    std::fs::write(&file, wanted("first")).expect("the file written");
+    let shared = "catalog: profile parent-shared-vms left alone: it holds presets that are not the account's (a \
+                  profile another account shares, read only)\n";
+
+    let plan = cli.run(&["catalog", "plan", "-f", path]).await;
+    assert_eq!(plan.code, 6, "{plan:?}");
+    assert_eq!(
+        plan.stdout,
+        "~ notification_settings\n    notify_error: false → true\n+ preset web-720\n+ preset web-1080\n\
+         + profile web\n+ category Sports\n+ category Sports/Football\n+ label featured\n"
+    );
+    assert_eq!(
+        plan.stderr,
+        format!("{shared}plan: 6 to create, 1 to update, 0 to delete\n")
+    );
+    let writes = |cli: &Cli| {
+        cli.sim
+            .journal()
+            .iter()
+            .filter(|received| received.method != "GET")
+            .count()
+    };
+    assert_eq!(writes(&cli), 0, "a plan writes nothing");
+
+    let apply = cli.run(&["catalog", "apply", "-f", path]).await;
+    assert_eq!(apply.code, 0, "{apply:?}");
+    assert_eq!(apply.stdout, plan.stdout, "each change printed once made");
+    assert_eq!(apply.stderr, format!("{shared}apply: 7 change(s) made\n"));
+    assert_eq!(writes(&cli), 7);
+    let again = cli.run(&["catalog", "apply", "-f", path]).await;
+    assert_eq!((again.code, again.stdout.as_str()), (0, ""), "{again:?}");
+    assert_eq!(writes(&cli), 7, "a second apply writes nothing");
+    let profiles = cli.run(&["encoder", "list-profiles", "-o", "json"]).await.json();
+    let presets = cli.run(&["encoder", "list-presets", "-o", "json"]).await.json();
+    let id_of = |name: &str| {
+        presets
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|preset| preset["name"] == name)
+            .map(|preset| preset["id"].clone())
+            .expect("registered")
+    };
+    let web = profiles
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|profile| profile["name"] == "web")
+        .expect("the profile");
+    assert_eq!(web["presets"], json!([id_of("web-720"), id_of("web-1080")]), "{web}");
+
+    std::fs::write(&file, wanted("second")).expect("the file written");
+    let plan = cli.run(&["catalog", "plan", "-f", path]).await;
+    assert_eq!(plan.code, 6, "{plan:?}");
+    assert_eq!(
+        plan.stdout,
+        "~ preset web-720\n    description: \"first\" → \"second\"\n"
+    );
+    assert_eq!(cli.run(&["catalog", "apply", "-f", path]).await.code, 0);
+    let preset = cli
+        .run(&[
+            "encoder",
+            "get-preset",
+            "--preset-id",
+            &id_of("web-720").to_string(),
+            "-o",
+            "json",
+        ])
+        .await
+        .json();
+    assert_eq!(
+        (&preset["description"], &preset["output_filename"], &preset["format"]),
+        (&json!("second"), &json!("%INPUT_FILENAME%"), &json!("MP4")),
+        "{preset}"
+    );
+
+    let export = cli.run(&["catalog", "export"]).await;
+    assert_eq!(export.code, 0, "{export:?}");
+    assert!(
+        export
+            .stdout
+            .contains("profiles:\n- name: web\n  presets:\n  - web-720\n  - web-1080\n"),
+        "{}",
+        export.stdout
+    );
+    let exported = dir.path().join("exported.yaml");
+    std::fs::write(&exported, &export.stdout).expect("the export written");
+    let replan = cli
+        .run(&["catalog", "plan", "-f", exported.to_str().expect("a path")])
+        .await;
+    assert_eq!((replan.code, replan.stdout.as_str()), (0, ""), "{replan:?}");
+
+    // Without the label: kept, unless pruned, and pruned only when confirmed.
+    std::fs::write(
+        &file,
+        wanted("second").replace("labels:\n- name: featured\n", "labels: []\n"),
+    )
+    .expect("written");
+    let plan = cli.run(&["catalog", "plan", "-f", path]).await;
+    assert_eq!((plan.code, plan.stdout.as_str()), (0, ""), "{plan:?}");
+    assert!(
+        plan.stderr
+            .ends_with("plan: no changes; 1 on the account the file does not name (deleted only with --prune)\n"),
+        "{plan:?}"
+    );
+    let pruned = cli.run(&["catalog", "plan", "-f", path, "--prune"]).await;
+    assert_eq!(
+        (pruned.code, pruned.stdout.as_str()),
+        (6, "- label featured\n"),
+        "{pruned:?}"
+    );
+    let refused = cli.run(&["catalog", "apply", "-f", path, "--prune"]).await;
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(refused.stderr.ends_with(
+        "error: invalid input, not sent: `--yes` is required to delete 1 resource(s) the file does not name without \
+         a terminal to ask on (nothing was sent)\n"
+    ));
+    let before = writes(&cli);
+    let deleted = cli.run(&["catalog", "apply", "-f", path, "--prune", "--yes"]).await;
+    assert_eq!(
+        (deleted.code, deleted.stdout.as_str()),
+        (0, "- label featured\n"),
+        "{deleted:?}"
+    );
+    assert_eq!(writes(&cli), before + 1);
+}
+
+/// A file's problems are all named at once, by their place, and nothing is read for them twice.
+#[tokio::test]
+async fn a_catalog_file_names_every_problem_at_once() {
+    let cli = Cli::start().await;
+    let run = cli
+        .run_stdin(
+            &["catalog", "plan", "-f", "-"],
+            "presets:\n- name: a\n  colour: red\n- name: a\n- description: no name\nprofiles:\n- name: p\n  presets: [missing]\nwidgets: []\n",
+        )
+        .await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.ends_with(
+            "error: invalid input, not sent: `widgets` is no kind the file declares (notification_settings, presets, \
+             profiles, categories, labels); `presets[1].name` `a` is named twice; `presets[2].name` is required (a \
+             text); `presets[0].colour` is no member of a preset registration; `profiles[0].presets[0]` names no \
+             preset of the file or the account\n"
+        ),
+        "{run:?}"
+    );
+}

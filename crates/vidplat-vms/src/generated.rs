@@ -50103,7 +50103,7 @@ pub mod operations {
                 "When true, parent categories missing from the name's hierarchy are created. Default false",
                 "Hierarchical name (the sample separates levels with '/') [maxLength 302]",
             ],
-            body_template: "# register-category: the request body (CategoryCreate). Every member, with its type, its rule and what the\n# documents do not show; delete what you do not send, then `--body @file.yaml`.\n# name (string; required; maxLength 302): Hierarchical name (the sample separates levels with '/').\n#   not shown in the documents: The conditions the category name must satisfy (characters, level separator, level count) are not shown.\nname: \"\"\n",
+            body_template: "# register-category: the request body (CategoryCreate). Every member, with its type, its rule and what the\n# documents do not show; delete what you do not send, then `--body @file.yaml`.\n# name (string; required; maxLength 302): Hierarchical name (the sample separates levels with '/').\nname: \"\"\n",
             row_members: &[],
             table_columns: &[],
         },

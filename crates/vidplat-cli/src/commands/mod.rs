@@ -3,6 +3,7 @@
 //! says where it sits: the one place a name is defined and dispatched.
 
 mod batch;
+mod catalog;
 mod completion;
 mod export;
 mod profile;
@@ -37,6 +38,7 @@ pub enum Extra {
     Quota,
     Export,
     Batch,
+    Catalog,
     Profile,
     Sim,
     Completion,
@@ -44,7 +46,7 @@ pub enum Extra {
 
 impl Extra {
     /// Every one, in the order help lists them.
-    pub const ALL: [Extra; 10] = [
+    pub const ALL: [Extra; 11] = [
         Extra::WaitTask,
         Extra::WaitTaskImport,
         Extra::SignPage,
@@ -52,6 +54,7 @@ impl Extra {
         Extra::Quota,
         Extra::Export,
         Extra::Batch,
+        Extra::Catalog,
         Extra::Profile,
         Extra::Sim,
         Extra::Completion,
@@ -67,6 +70,7 @@ impl Extra {
             Extra::Quota => "quota",
             Extra::Export => "export",
             Extra::Batch => "batch",
+            Extra::Catalog => "catalog",
             Extra::Profile => "profile",
             Extra::Sim => "sim",
             Extra::Completion => "completion",
@@ -79,7 +83,7 @@ impl Extra {
             Extra::WaitTask | Extra::WaitTaskImport => Some(Service::Encoder),
             Extra::SignPage | Extra::VerifyUrl => Some(Service::Vms),
             Extra::Quota | Extra::Export => Some(Service::Analytics),
-            Extra::Batch | Extra::Profile | Extra::Sim | Extra::Completion => None,
+            Extra::Batch | Extra::Catalog | Extra::Profile | Extra::Sim | Extra::Completion => None,
         }
     }
 
@@ -104,6 +108,7 @@ impl Extra {
             Extra::Quota => quota::define(command),
             Extra::Export => export::define(command),
             Extra::Batch => batch::define(command),
+            Extra::Catalog => catalog::define(command),
             Extra::Profile => profile::define(command),
             Extra::Sim => sim::define(command),
             Extra::Completion => completion::define(command),
@@ -120,6 +125,7 @@ impl Extra {
             Extra::Quota => quota::run(invocation).await,
             Extra::Export => export::run(invocation).await,
             Extra::Batch => batch::run(invocation).await,
+            Extra::Catalog => catalog::run(invocation).await,
             Extra::Profile => profile::run(invocation).await,
             Extra::Sim => sim::run(invocation).await,
             Extra::Completion => completion::run(invocation).await,
