@@ -3022,3 +3022,29 @@ async fn a_catalog_file_names_every_problem_at_once() {
         "{run:?}"
     );
 }
+
+/// `apply` stops at the first change the service refuses, having printed
+/// each change made before it, and says what was done and what was not.
+#[tokio::test]
+async fn a_catalog_apply_stops_at_the_first_refused_change_and_says_what_was_done() {
+    let cli = Cli::start().await;
+    // A preset registering to video management makes its profile need vms_config (the simulator refuses it).
+    let file = "presets:\n- name: to-vms\n  destination: vms5://\n  format: MP4\n  output_filename: x\n\
+                profiles:\n- name: refused\n  presets: [to-vms]\nlabels:\n- name: never\n";
+    let apply = cli.run_stdin(&["catalog", "apply", "-f", "-"], file).await;
+    assert_eq!(apply.code, 1, "{apply:?}");
+    assert_eq!(apply.stdout, "+ preset to-vms\n");
+    assert!(
+        apply.stderr.contains(
+            "apply: 1 of 3 change(s) done (printed above); stopped at `+ profile refused`; the other 1 not made \
+             (`vidplat catalog plan` shows what is left)\nerror: the service answered 400"
+        ),
+        "{apply:?}"
+    );
+    let plan = cli.run_stdin(&["catalog", "plan", "-f", "-"], file).await;
+    assert_eq!(
+        (plan.code, plan.stdout.as_str()),
+        (6, "+ profile refused\n+ label never\n"),
+        "{plan:?}"
+    );
+}
