@@ -3021,6 +3021,26 @@ async fn a_catalog_file_names_every_problem_at_once() {
         ),
         "{run:?}"
     );
+    // A file that is whole: each write's request is checked as it would be sent, by the resource and member.
+    let long = "d".repeat(151);
+    let run = cli
+        .run_stdin(
+            &["catalog", "plan", "-f", "-"],
+            &format!("presets:\n- name: long\n  description: {long}\nnotification_settings:\n  notify_ready: 3\n"),
+        )
+        .await;
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{run:?}");
+    assert!(
+        run.stderr.ends_with(
+            "error: invalid input, not sent: `notification_settings.notify_ready` invalid type: integer `3`, \
+             expected a boolean; `presets.long.description` longer than 150 characters\n"
+        ),
+        "{run:?}"
+    );
+    assert!(
+        cli.sim.journal().iter().all(|received| received.method == "GET"),
+        "nothing written"
+    );
 }
 
 /// `apply` stops at the first change the service refuses, having printed

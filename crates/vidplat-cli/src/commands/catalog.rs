@@ -158,7 +158,7 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         return Ok(());
     }
     let wanted = read_file(matches, io.stdin)?;
-    let plan = Plan::make(&account, &wanted, matches.get_flag("prune"))?;
+    let plan = Plan::make(&client, &account, &wanted, matches.get_flag("prune"))?;
     if name == "plan" {
         for change in &plan.changes {
             io.stdout.write_all(change.shown().as_bytes())?;
@@ -216,6 +216,13 @@ impl Account {
         let mut kinds = BTreeMap::new();
         let mut skipped = Vec::new();
         for kind in &KINDS {
+            if !configured(client, kind.service) {
+                skipped.push(format!(
+                    "catalog: {} not read: the {} service is not configured",
+                    kind.key, kind.service
+                ));
+                continue;
+            }
             let listed = client.call_json(kind.service, kind.list, &Args::default()).await?;
             let mut held = Vec::new();
             for item in listed["data"].as_array().into_iter().flatten() {
@@ -250,9 +257,14 @@ impl Account {
                 own
             });
         }
-        let settings = client
-            .call_json(Service::Encoder, SETTINGS_READ, &Args::default())
-            .await?;
+        let settings = match configured(client, Service::Encoder) {
+            true => {
+                client
+                    .call_json(Service::Encoder, SETTINGS_READ, &Args::default())
+                    .await?
+            }
+            false => Value::Null,
+        };
         Ok(Self {
             kinds,
             settings,
@@ -294,10 +306,10 @@ impl Account {
     fn exported(&self) -> serde_yaml::Mapping {
         let yaml = |value: &Value| serde_yaml::to_value(value).unwrap_or(serde_yaml::Value::Null);
         let mut file = serde_yaml::Mapping::new();
-        if let Some(body) = body_of(Service::Encoder, SETTINGS_UPDATE) {
+        if let (Some(body), false) = (body_of(Service::Encoder, SETTINGS_UPDATE), self.settings.is_null()) {
             file.insert(SETTINGS.into(), yaml(&body.kept_from(&self.settings)));
         }
-        for kind in &KINDS {
+        for kind in KINDS.iter().filter(|kind| self.kinds.contains_key(kind.key)) {
             let mut items: Vec<Value> = self
                 .held(kind)
                 .iter()
@@ -320,6 +332,15 @@ impl Account {
             file.insert(kind.key.into(), serde_yaml::Value::Sequence(items));
         }
         file
+    }
+}
+
+/// Whether the client has `service` (a profile may give only some).
+fn configured(client: &vidplat::Client, service: Service) -> bool {
+    match service {
+        Service::Encoder => client.encoder().is_ok(),
+        Service::Vms => client.vms().is_ok(),
+        Service::Analytics => client.analytics().is_ok(),
     }
 }
 
@@ -406,7 +427,7 @@ struct Plan {
 }
 
 impl Plan {
-    fn make(account: &Account, wanted: &Value, prune: bool) -> Result<Self, Failure> {
+    fn make(client: &vidplat::Client, account: &Account, wanted: &Value, prune: bool) -> Result<Self, Failure> {
         let mut problems: Vec<(String, String)> = Vec::new();
         let Some(file) = wanted.as_object() else {
             return Err(Failure::invalid(
@@ -415,6 +436,16 @@ impl Plan {
             ));
         };
         for key in file.keys() {
+            let unread = match KINDS.iter().find(|kind| kind.key == key) {
+                Some(kind) => !account.kinds.contains_key(kind.key),
+                None => key == SETTINGS && account.settings.is_null(),
+            };
+            if unread {
+                problems.push((
+                    key.clone(),
+                    "cannot be planned: its service is not configured".to_owned(),
+                ));
+            }
             if key != SETTINGS && !KINDS.iter().any(|kind| kind.key == key) {
                 problems.push((
                     key.clone(),
@@ -551,6 +582,9 @@ impl Plan {
                 }
             }
         }
+        if problems.is_empty() {
+            problems.extend(checked(client, file, &changes, account));
+        }
         if !problems.is_empty() {
             return Err(Failure::refused(problems));
         }
@@ -652,6 +686,61 @@ impl Plan {
         writeln!(io.stderr, "apply: {total} change(s) made")?;
         Ok(())
     }
+}
+
+/// Every write's request made from its body and refused where it breaks a
+/// rule (a member's type, a bound), each by the resource's place and the
+/// member; a name referring to one not made yet stands as the id 1 for this.
+fn checked(
+    client: &vidplat::Client,
+    file: &Map<String, Value>,
+    changes: &[Change],
+    account: &Account,
+) -> Vec<(String, String)> {
+    let mut ids: BTreeMap<&str, BTreeMap<String, Value>> = BTreeMap::new();
+    for kind in &KINDS {
+        let held = account.held(kind).iter().map(|h| (h.name.clone(), h.id.clone()));
+        let named = file.get(kind.key).and_then(Value::as_array).into_iter().flatten();
+        let placeholders = named.filter_map(|item| Some((item["name"].as_str()?.to_owned(), Value::from(1))));
+        ids.insert(kind.key, placeholders.chain(held).collect());
+    }
+    let mut problems = Vec::new();
+    for change in changes {
+        let kind = KINDS.iter().find(|kind| kind.one == change.kind);
+        let (operation, service, id_argument, body) = match (&change.action, kind) {
+            (Action::Create { body }, Some(kind)) => (kind.register, kind.service, None, with_ids(kind, body, &ids)),
+            (Action::Update { body, .. }, Some(kind)) => (
+                kind.update.unwrap_or(kind.register),
+                kind.service,
+                Some(kind.id_argument),
+                with_ids(kind, body, &ids),
+            ),
+            (Action::Settings { body, .. }, _) => (SETTINGS_UPDATE, Service::Encoder, None, body.clone()),
+            _ => continue,
+        };
+        let Ok(batch) = client.batch(service, operation) else {
+            continue;
+        };
+        let mut args = Map::from_iter([("body".to_owned(), body)]);
+        if let Some(argument) = id_argument {
+            args.insert(argument.to_owned(), Value::from(1));
+        }
+        let row = vidplat::batch::BatchRow {
+            number: 0,
+            args: Args::new(args),
+        };
+        let place = match kind {
+            Some(kind) => format!("{}.{}", kind.key, change.name),
+            None => SETTINGS.to_owned(),
+        };
+        for (_, refusals) in batch.check(std::slice::from_ref(&row)) {
+            for refusal in refusals {
+                let (member, rule) = refusal.into_parts();
+                problems.push((format!("{place}.{}", member.trim_start_matches("body.")), rule));
+            }
+        }
+    }
+    problems
 }
 
 /// The members of `wanted` whose value differs from `current`'s, as
