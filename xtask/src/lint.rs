@@ -30,8 +30,10 @@ const NPM_TOOLS: [&str; 4] = [
 /// openapi-generator-cli bundles openapi-generator's jar (run with `java`), which
 /// generates the Go clients (`go_client.rs`). pyarrow and duckdb read the
 /// exporter's files back in its test `python_readers`
-/// (`xtask/python/read_export.py`).
-const PIP_TOOLS: [&str; 8] = [
+/// (`xtask/python/read_export.py`). jsonschema and PyYAML (the versions the
+/// validators above pull in) check a `vidplat catalog` file against its
+/// JSON Schema, as an editor would.
+const PIP_TOOLS: [&str; 10] = [
     "openapi-spec-validator==0.9.0",
     "openapi-python-client==0.29.1",
     "schemathesis==4.32.5",
@@ -40,6 +42,8 @@ const PIP_TOOLS: [&str; 8] = [
     crate::go_client::GENERATOR,
     "pyarrow==26.0.1",
     "duckdb==2.0.0",
+    "jsonschema==4.26.0",
+    "PyYAML==6.0.4",
 ];
 
 pub fn tools_dir() -> PathBuf {

@@ -38484,6 +38484,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38597,6 +38598,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38728,6 +38730,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38850,6 +38853,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -38945,6 +38949,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39049,6 +39054,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39162,6 +39168,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39257,6 +39264,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39370,6 +39378,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.login_id",
@@ -39444,6 +39453,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39557,6 +39567,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39670,6 +39681,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39781,6 +39793,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -39894,6 +39907,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -40007,6 +40021,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.start_interval",
@@ -40120,6 +40135,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40221,6 +40237,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40322,6 +40339,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40423,6 +40441,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40542,6 +40561,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40643,6 +40663,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.granularity",
@@ -40713,6 +40734,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40813,6 +40835,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -40931,6 +40954,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41049,6 +41073,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41150,6 +41175,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.granularity",
@@ -41220,6 +41246,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data", "truncated"],
             success_statuses: &[200u16..=200u16],
@@ -41281,6 +41308,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41382,6 +41410,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41483,6 +41512,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.granularity",
@@ -41569,6 +41599,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41687,6 +41718,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41805,6 +41837,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",
@@ -41897,6 +41930,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.limit",

@@ -3068,3 +3068,71 @@ async fn a_catalog_apply_stops_at_the_first_refused_change_and_says_what_was_don
         "{plan:?}"
     );
 }
+
+/// `catalog schema` prints the committed JSON Schema, which a draft-07
+/// validator (Python's jsonschema, as editors use) takes as a schema; the
+/// account's export is valid under it, and a kind it does not know is not.
+#[tokio::test]
+async fn the_catalog_schema_validates_an_export_as_an_editor_would() {
+    let cli = Cli::start().await;
+    let schema = cli.run(&["catalog", "schema"]).await;
+    assert_eq!(schema.code, 0, "{schema:?}");
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/catalog.schema.json"))
+        .expect("the committed schema");
+    assert_eq!(schema.stdout, committed);
+    let python = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/venv/bin/python");
+    let ready = std::process::Command::new(&python)
+        .args(["-c", "import jsonschema, yaml"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ready {
+        assert!(
+            std::env::var("VIDPLAT_REQUIRE_PYTHON_READERS").as_deref() != Ok("1"),
+            "VIDPLAT_REQUIRE_PYTHON_READERS=1 and no jsonschema in .tools/venv: run `cargo xtask lint`"
+        );
+        eprintln!("skipped: no jsonschema in .tools/venv (`cargo xtask lint` installs it)");
+        return;
+    }
+    let preset = cli
+        .run(&[
+            "encoder",
+            "register-preset",
+            "--name",
+            "in-schema",
+            "--destination",
+            "https://out.example.com/",
+            "--format",
+            "MP4",
+            "--output-filename",
+            "x",
+        ])
+        .await;
+    assert_eq!(preset.code, 0, "{preset:?}");
+    let export = cli.run(&["catalog", "export"]).await;
+    assert_eq!(export.code, 0, "{export:?}");
+    let dir = tempfile::tempdir().expect("a directory");
+    let (schema_file, export_file, wrong_file) = (
+        dir.path().join("catalog.schema.json"),
+        dir.path().join("export.yaml"),
+        dir.path().join("wrong.yaml"),
+    );
+    std::fs::write(&schema_file, &schema.stdout).expect("written");
+    std::fs::write(&export_file, &export.stdout).expect("written");
+    std::fs::write(&wrong_file, "widgets: []\npresets:\n- description: no name\n").expect("written");
+    let script = "import json, sys, yaml, jsonschema\n\
+                  schema = json.load(open(sys.argv[1]))\n\
+                  jsonschema.Draft7Validator.check_schema(schema)\n\
+                  for path in sys.argv[2:]:\n    \
+                      errors = sorted(e.message for e in jsonschema.Draft7Validator(schema).iter_errors(yaml.safe_load(open(path))))\n    \
+                      print(path.rsplit('/', 1)[-1], errors)\n";
+    let checked = std::process::Command::new(&python)
+        .args(["-c", script])
+        .args([&schema_file, &export_file, &wrong_file])
+        .output()
+        .expect("python runs");
+    assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&checked.stdout),
+        "export.yaml []\nwrong.yaml [\"'name' is a required property\", \"Additional properties are not allowed ('widgets' was unexpected)\"]\n"
+    );
+}

@@ -379,6 +379,29 @@ pub struct OperationHelp {
     pub table_columns: &'static [&'static str],
 }
 
+/// A kind of resource of the account's set-up (`vidplat catalog`), matched
+/// by its name: the row of its registration holds it, the generator pairs
+/// the other operations by path (the list on the registration's path, the
+/// update and delete on the item path below it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CatalogKind {
+    /// Its key in the file (`presets`).
+    pub key: &'static str,
+    /// One of them, in messages (`preset`).
+    pub one: &'static str,
+    /// The list on the registration's path.
+    pub list: &'static str,
+    /// The update on the item path, when there is one.
+    pub update: Option<&'static str>,
+    /// The delete on the item path.
+    pub delete: &'static str,
+    /// The item path's parameter: the update's and the delete's argument (`preset_id`).
+    pub id_argument: &'static str,
+    /// A member holding ids of another kind, which the file writes as their
+    /// names: (the member, the other kind's key).
+    pub refers: Option<(&'static str, &'static str)>,
+}
+
 /// One operation, as the YAML describes it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OperationMeta {
@@ -412,6 +435,9 @@ pub struct OperationMeta {
     /// GET's operation, which reads what the update changes. Whether the
     /// service keeps or resets the members an update leaves out is not shown.
     pub reads_with: Option<&'static str>,
+    /// For a registration the account's set-up file declares (the YAML's
+    /// `x-catalog`): the kind of resource, with its other operations.
+    pub catalog: Option<CatalogKind>,
     /// Documented bounds of the query and body, checked before the request leaves.
     pub checks: &'static [crate::validate::Check],
     /// Top-level members of the success body's schema (empty when it has none):
@@ -525,6 +551,7 @@ mod routing_tests {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[],

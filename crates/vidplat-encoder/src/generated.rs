@@ -13681,6 +13681,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "canceled",
@@ -13756,6 +13757,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["external_id"],
             success_statuses: &[200u16..=200u16],
@@ -13793,6 +13795,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "notify_error",
@@ -13822,6 +13825,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_notification_settings"),
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -13883,6 +13887,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -13957,6 +13962,15 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: Some(vidplat_core::CatalogKind {
+                key: "presets",
+                one: "preset",
+                list: "list_presets",
+                update: Some("update_preset"),
+                delete: "delete_preset",
+                id_argument: "preset_id",
+                refers: None,
+            }),
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14135,6 +14149,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14169,6 +14184,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14270,6 +14286,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_preset"),
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14448,6 +14465,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -14510,6 +14528,15 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: Some(vidplat_core::CatalogKind {
+                key: "profiles",
+                one: "profile",
+                list: "list_profiles",
+                update: Some("update_profile"),
+                delete: "delete_profile",
+                id_argument: "profile_id",
+                refers: Some(("presets", "presets")),
+            }),
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14609,6 +14636,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14643,6 +14671,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14724,6 +14753,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_profile"),
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.description",
@@ -14825,6 +14855,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -14868,6 +14899,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: Some("register_task"),
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -14923,6 +14955,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -14957,6 +14990,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -15017,6 +15051,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -15041,6 +15076,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.page",
@@ -15217,6 +15253,7 @@ pub mod operations {
             registers_tasks: true,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.episode_name",
@@ -15518,6 +15555,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -15552,6 +15590,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -15672,6 +15711,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.readable",

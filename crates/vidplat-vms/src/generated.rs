@@ -43839,6 +43839,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -43880,6 +43881,15 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: Some(vidplat_core::CatalogKind {
+                key: "categories",
+                one: "category",
+                list: "list_categories",
+                update: Some("update_category"),
+                delete: "delete_category",
+                id_argument: "category_id",
+                refers: None,
+            }),
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -43933,6 +43943,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -43967,6 +43978,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["created_at", "id", "name", "statistics", "updated_at"],
             success_statuses: &[200u16..=200u16],
@@ -44017,6 +44029,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_category"),
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -44079,6 +44092,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -44122,6 +44136,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -44183,6 +44198,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.page",
@@ -44404,6 +44420,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.chapters",
@@ -44935,6 +44952,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -44969,6 +44987,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "category_id",
@@ -45313,6 +45332,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_content"),
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.chapters",
@@ -45606,6 +45626,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -45671,6 +45692,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -45782,6 +45804,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -45854,6 +45877,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -45897,6 +45921,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "content",
@@ -45980,6 +46005,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_document"),
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -46100,6 +46126,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.ss",
@@ -46281,6 +46308,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -46346,6 +46374,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -46477,6 +46506,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -46551,6 +46581,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.order",
@@ -46607,6 +46638,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -46650,6 +46682,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "content",
@@ -46735,6 +46768,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_poster"),
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -46875,6 +46909,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["statistics"],
             success_statuses: &[200u16..=200u16],
@@ -46936,6 +46971,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -46989,6 +47025,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -47084,6 +47121,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -47127,6 +47165,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "created_at",
@@ -47196,6 +47235,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_stream_set"),
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.streams",
@@ -47286,6 +47326,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -47405,6 +47446,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.audio_bitrate",
@@ -47706,6 +47748,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -47833,6 +47876,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -47876,6 +47920,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "audio_bitrate",
@@ -48027,6 +48072,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_stream"),
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.audio_bitrate",
@@ -48337,6 +48383,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -48402,6 +48449,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -48513,6 +48561,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.requests",
@@ -48585,6 +48634,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -48628,6 +48678,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "content",
@@ -48711,6 +48762,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_subtitle"),
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.content",
@@ -48831,6 +48883,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "query.page",
@@ -48988,6 +49041,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.access_denial_timeout",
@@ -49208,6 +49262,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -49242,6 +49297,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "access_denial_timeout",
@@ -49332,6 +49388,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_viewing_page"),
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.access_denial_timeout",
@@ -49524,6 +49581,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.revoked_audience",
@@ -49577,6 +49635,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -49608,6 +49667,15 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: Some(vidplat_core::CatalogKind {
+                key: "labels",
+                one: "label",
+                list: "list_labels",
+                update: Some("update_label"),
+                delete: "delete_label",
+                id_argument: "label_id",
+                refers: None,
+            }),
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -49652,6 +49720,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[],
             success_statuses: &[200u16..=299u16],
@@ -49686,6 +49755,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["created_at", "id", "name", "updated_at"],
             success_statuses: &[200u16..=200u16],
@@ -49727,6 +49797,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_label"),
+            catalog: None,
             checks: &[
                 vidplat_core::Check {
                     at: "body.name",
@@ -49780,6 +49851,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "playlist_description",
@@ -49847,6 +49919,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -49890,6 +49963,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "access_denial_timeout",
@@ -49954,6 +50028,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &["data"],
             success_statuses: &[200u16..=200u16],
@@ -50015,6 +50090,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            catalog: None,
             checks: &[],
             success_members: &[
                 "created_at",

@@ -84,6 +84,12 @@ pub fn run(check: bool) -> Result<()> {
         emit::operation_index::render(&rows),
     )];
     stale.extend(write_or_check(index, check)?);
+    let specs = SERVICES.iter().map(Service::load).collect::<Result<Vec<_>>>()?;
+    let catalog = [(
+        repo_root().join("crates/vidplat-cli/catalog.schema.json"),
+        emit::catalog_schema::render(&specs.iter().collect::<Vec<_>>())?,
+    )];
+    stale.extend(write_or_check(catalog, check)?);
     if !stale.is_empty() {
         bail!(
             "generated files are stale (run `cargo xtask codegen`):\n{}",

@@ -16,7 +16,8 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use vidplat_core::{Args, OperationMeta, Service};
 
-/// A kind of resource the file declares, matched by its name.
+/// A kind of resource the file declares, matched by its name: its
+/// registration's row of the table (the YAML's `x-catalog`).
 struct Kind {
     /// Its key in the file (`presets`).
     key: &'static str,
@@ -25,7 +26,6 @@ struct Kind {
     service: Service,
     list: &'static str,
     register: &'static str,
-    /// The update, for a kind with members besides its name.
     update: Option<&'static str>,
     delete: &'static str,
     /// The id's argument of the update and the delete (`preset_id`).
@@ -34,57 +34,31 @@ struct Kind {
     refers: Option<(&'static str, &'static str)>,
 }
 
-/// Every kind, in the order they are made: what another refers to first
-/// (presets before the profiles that hold them), and deleted in reverse.
-const KINDS: [Kind; 4] = [
-    Kind {
-        key: "presets",
-        one: "preset",
-        service: Service::Encoder,
-        list: "list_presets",
-        register: "register_preset",
-        update: Some("update_preset"),
-        delete: "delete_preset",
-        id_argument: "preset_id",
-        refers: None,
-    },
-    Kind {
-        key: "profiles",
-        one: "profile",
-        service: Service::Encoder,
-        list: "list_profiles",
-        register: "register_profile",
-        update: Some("update_profile"),
-        delete: "delete_profile",
-        id_argument: "profile_id",
-        refers: Some(("presets", "presets")),
-    },
-    // A category's name is its path (`Sports/Football`): a parent comes
-    // before its children when sorted by depth. That a path names one
-    // category is the YAML's assumption (`CategoryCreate.name`, GAPS.md).
-    Kind {
-        key: "categories",
-        one: "category",
-        service: Service::Vms,
-        list: "list_categories",
-        register: "register_category",
-        update: None,
-        delete: "delete_category",
-        id_argument: "category_id",
-        refers: None,
-    },
-    Kind {
-        key: "labels",
-        one: "label",
-        service: Service::Vms,
-        list: "list_labels",
-        register: "register_label",
-        update: None,
-        delete: "delete_label",
-        id_argument: "label_id",
-        refers: None,
-    },
-];
+/// Every kind, in the order they are made: the services' and, in each, the
+/// YAML's (presets before the profiles that hold them); deleted in reverse.
+/// A category's name is its path (`Sports/Football`): a parent comes before
+/// its children when sorted by depth (that a path names one category is the
+/// YAML's assumption, `CategoryCreate.name`, GAPS.md).
+static KINDS: std::sync::LazyLock<Vec<Kind>> = std::sync::LazyLock::new(|| {
+    [Service::Encoder, Service::Vms]
+        .into_iter()
+        .flat_map(|service| crate::spec::commands(service).map(move |spec| (service, spec.operation)))
+        .filter_map(|(service, operation)| {
+            let catalog = operation.catalog?;
+            Some(Kind {
+                key: catalog.key,
+                one: catalog.one,
+                service,
+                list: catalog.list,
+                register: operation.id,
+                update: catalog.update,
+                delete: catalog.delete,
+                id_argument: catalog.id_argument,
+                refers: catalog.refers,
+            })
+        })
+        .collect()
+});
 
 /// The account's one set of notification settings, updated in place.
 const SETTINGS: &str = "notification_settings";
@@ -124,6 +98,9 @@ pub fn define(command: Command) -> Command {
         )
         .subcommand_required(true)
         .subcommand(Command::new("export").about("Write the account's set-up as YAML on stdout"))
+        .subcommand(Command::new("schema").about(
+            "Write the file's JSON Schema on stdout, for editors (`# yaml-language-server: $schema=catalog.schema.json`)",
+        ))
         .subcommand(
             Command::new("plan")
                 .about("Show what apply would change; exit 0 when nothing, 6 when changes are planned")
@@ -143,6 +120,14 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     let Some((name, matches)) = invocation.matches.subcommand() else {
         return Err(Failure::invalid("catalog", "needs a subcommand"));
     };
+    if name == "schema" {
+        // Generated from the YAML's bodies (`cargo xtask codegen`).
+        invocation
+            .io
+            .stdout
+            .write_all(include_bytes!("../../catalog.schema.json"))?;
+        return Ok(());
+    }
     let client = invocation.client()?;
     let account = Account::read(&client).await?;
     let io = invocation.io;
@@ -152,7 +137,8 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     if name == "export" {
         let text = serde_yaml::to_string(&account.exported()).map_err(|e| Failure::Output(std::io::Error::other(e)))?;
         io.stdout.write_all(
-            b"# The account's set-up, written by `vidplat catalog export` (ids left out: each is matched by its name).\n",
+            b"# The account's set-up, written by `vidplat catalog export` (ids left out: each is matched by its name).\n\
+              # Its JSON Schema, for editors: `vidplat catalog schema`.\n",
         )?;
         io.stdout.write_all(text.as_bytes())?;
         return Ok(());
@@ -215,7 +201,7 @@ impl Account {
     async fn read(client: &vidplat::Client) -> Result<Self, Failure> {
         let mut kinds = BTreeMap::new();
         let mut skipped = Vec::new();
-        for kind in &KINDS {
+        for kind in KINDS.iter() {
             if !configured(client, kind.service) {
                 skipped.push(format!(
                     "catalog: {} not read: the {} service is not configured",
@@ -451,7 +437,7 @@ impl Plan {
                     key.clone(),
                     format!(
                         "is no kind the file declares ({SETTINGS}, {})",
-                        KINDS.map(|kind| kind.key).join(", ")
+                        KINDS.iter().map(|kind| kind.key).collect::<Vec<_>>().join(", ")
                     ),
                 ));
             }
@@ -478,7 +464,7 @@ impl Plan {
         }
         // The names each kind will have once applied, for the references.
         let mut named: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
-        for kind in &KINDS {
+        for kind in KINDS.iter() {
             let items = match file.get(kind.key) {
                 None => continue,
                 Some(Value::Array(items)) => items.as_slice(),
@@ -499,7 +485,7 @@ impl Plan {
             }
             named.insert(kind.key, seen);
         }
-        for kind in &KINDS {
+        for kind in KINDS.iter() {
             let items: &[Value] = match file.get(kind.key) {
                 Some(Value::Array(items)) => items,
                 _ => &[],
@@ -698,7 +684,7 @@ fn checked(
     account: &Account,
 ) -> Vec<(String, String)> {
     let mut ids: BTreeMap<&str, BTreeMap<String, Value>> = BTreeMap::new();
-    for kind in &KINDS {
+    for kind in KINDS.iter() {
         let held = account.held(kind).iter().map(|h| (h.name.clone(), h.id.clone()));
         let named = file.get(kind.key).and_then(Value::as_array).into_iter().flatten();
         let placeholders = named.filter_map(|item| Some((item["name"].as_str()?.to_owned(), Value::from(1))));

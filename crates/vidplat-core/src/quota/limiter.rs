@@ -474,6 +474,7 @@ mod tests {
         registers_tasks: false,
         csv_rows_of: None,
         reads_with: None,
+        catalog: None,
         checks: &[],
         success_members: &[],
         success_statuses: &[200..=200],

@@ -57,6 +57,7 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             Some(rows) => bail!("{id}: x-csv-rows names `{rows}`, no operation of this service"),
             None => quote!(None),
         };
+        let catalog = catalog_kind(op, yaml, operations)?;
         let permission = match yaml["x-permission"].as_str() {
             Some(name) => quote! { Some(#name) },
             None => quote! { None },
@@ -110,6 +111,7 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 registers_tasks: #registers_tasks,
                 csv_rows_of: #csv_rows_of,
                 reads_with: #reads_with,
+                catalog: #catalog,
                 checks: &[#(#checks),*],
                 success_members: &[#(#success_members),*],
                 success_statuses: &[#(#statuses),*],
@@ -208,4 +210,71 @@ fn error_statuses(id: &str, op: &Value) -> Result<Vec<(u16, u16)>> {
         out.push(range);
     }
     Ok(out)
+}
+
+/// A registration's `x-catalog` (`{kind, one, refers: {member: kind}}`) made
+/// its row's `CatalogKind`: the list on its path, the update (PUT or PATCH)
+/// and the delete on the one item path below it, whose parameter they take.
+fn catalog_kind(op: &Operation, yaml: &Value, operations: &[Operation]) -> Result<proc_macro2::TokenStream> {
+    let Some(catalog) = yaml.get("x-catalog") else {
+        return Ok(quote!(None));
+    };
+    let id = &op.id;
+    let (Some(key), Some(one)) = (catalog["kind"].as_str(), catalog["one"].as_str()) else {
+        bail!("{id}: x-catalog needs `kind` and `one`");
+    };
+    if op.method != "POST" {
+        bail!("{id}: x-catalog marks a registration (a POST)");
+    }
+    let on = |path: &str, methods: &[&str]| {
+        operations
+            .iter()
+            .find(|other| other.path == path && methods.contains(&other.method.as_str()))
+    };
+    let list = on(&op.path, &["GET"]).with_context(|| format!("{id}: x-catalog: no list on {}", op.path))?;
+    let below = format!("{}/{{", op.path);
+    let delete = operations
+        .iter()
+        .find(|other| {
+            other.method == "DELETE" && other.path.starts_with(&below) && !other.path[below.len()..].contains('/')
+        })
+        .with_context(|| format!("{id}: x-catalog: no delete on an item path below {}", op.path))?;
+    let update = match on(&delete.path, &["PUT", "PATCH"]) {
+        Some(update) => {
+            let update = &update.id;
+            quote!(Some(#update))
+        }
+        None => quote!(None),
+    };
+    let id_argument = delete
+        .params
+        .iter()
+        .find(|param| param.location == crate::codegen::model::Location::Path)
+        .map(|param| param.field.to_string())
+        .with_context(|| format!("{id}: x-catalog: {} has no path parameter", delete.id))?;
+    let refers = match catalog["refers"]
+        .as_object()
+        .map(|refers| refers.iter().collect::<Vec<_>>())
+    {
+        None => quote!(None),
+        Some(refers) => match refers.as_slice() {
+            [(member, Value::String(kind))] => {
+                let member = member.as_str();
+                quote!(Some((#member, #kind)))
+            }
+            _ => bail!("{id}: x-catalog: `refers` names one member and the kind it holds"),
+        },
+    };
+    let (list, delete) = (&list.id, &delete.id);
+    Ok(quote! {
+        Some(vidplat_core::CatalogKind {
+            key: #key,
+            one: #one,
+            list: #list,
+            update: #update,
+            delete: #delete,
+            id_argument: #id_argument,
+            refers: #refers,
+        })
+    })
 }
