@@ -2874,8 +2874,8 @@ async fn a_catalog_file_is_planned_applied_once_exported_and_pruned_only_when_co
         )
     };
     std::fs::write(&file, wanted("first")).expect("the file written");
-    let shared = "catalog: profile parent-shared-vms left alone: it holds presets that are not the account's (a \
-                  profile another account shares, read only)\n";
+    let shared = "catalog: profile parent-shared-vms left alone: it holds presets that are not the account's \
+                  (another account shares it, read only)\n";
 
     let plan = cli.run(&["catalog", "plan", "-f", path]).await;
     assert_eq!(plan.code, 6, "{plan:?}");
@@ -3135,4 +3135,91 @@ async fn the_catalog_schema_validates_an_export_as_an_editor_would() {
         String::from_utf8_lossy(&checked.stdout),
         "export.yaml []\nwrong.yaml [\"'name' is a required property\", \"Additional properties are not allowed ('widgets' was unexpected)\"]\n"
     );
+}
+
+/// Staging copied to production: one account's set-up exported (presets, a
+/// profile, a three-level category tree, labels, notification settings) and
+/// applied to another; then nothing is left to plan, a second apply writes
+/// nothing, three members changed in the file are exactly the three changes
+/// planned and the three writes made.
+#[tokio::test]
+async fn a_catalog_exported_from_one_account_is_applied_to_another_with_exactly_its_changes() {
+    let staging = Cli::start().await;
+    let seed = "notification_settings:\n  notify_ready: true\n  notify_error: true\n\
+                presets:\n- name: hd\n  destination: https://out.example.com/\n  format: MP4\n  output_filename: x\n\
+                - name: sd\n  destination: https://out.example.com/\n  format: MP4\n  output_filename: y\n\
+                profiles:\n- name: web\n  description: both\n  presets: [hd, sd]\n\
+                categories:\n- name: Sports\n- name: Sports/Football\n- name: Sports/Football/Japan\n\
+                labels:\n- name: featured\n- name: archive\n";
+    let seeded = staging.run_stdin(&["catalog", "apply", "-f", "-"], seed).await;
+    assert_eq!(seeded.code, 0, "{seeded:?}");
+    let export = staging.run(&["catalog", "export"]).await;
+    assert_eq!(export.code, 0, "{export:?}");
+
+    let production = Simulator::start_with(SimConfig::fast())
+        .await
+        .expect("a second simulator");
+    let writes = || {
+        production
+            .journal()
+            .iter()
+            .filter(|received| received.method != "GET")
+            .count()
+    };
+    let on_production = |args: &[&str]| {
+        let mut all = vec![
+            "--encoder-url",
+            production.encoder_url.as_str(),
+            "--vms-url",
+            production.vms_url.as_str(),
+        ];
+        all.extend_from_slice(args);
+        all.iter().map(|arg| (*arg).to_owned()).collect::<Vec<String>>()
+    };
+    let run = |args: Vec<String>, stdin: String| {
+        let staging = &staging;
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            staging.run_stdin(&args, &stdin).await
+        }
+    };
+    let applied = run(on_production(&["catalog", "apply", "-f", "-"]), export.stdout.clone()).await;
+    assert_eq!(applied.code, 0, "{applied:?}");
+    assert_eq!(
+        applied.stdout,
+        "~ notification_settings\n    notify_error: false → true\n    notify_ready: false → true\n+ preset hd\n\
+         + preset sd\n+ profile web\n+ category Sports\n+ category Sports/Football\n+ category Sports/Football/Japan\n\
+         + label archive\n+ label featured\n"
+    );
+    assert_eq!(writes(), 9);
+    let plan = run(on_production(&["catalog", "plan", "-f", "-"]), export.stdout.clone()).await;
+    assert_eq!((plan.code, plan.stdout.as_str()), (0, ""), "{plan:?}");
+    let again = run(on_production(&["catalog", "apply", "-f", "-"]), export.stdout.clone()).await;
+    assert_eq!((again.code, again.stdout.as_str()), (0, ""), "{again:?}");
+    assert_eq!(writes(), 9, "a second apply makes no write");
+
+    let changed = export
+        .stdout
+        .replace("notify_ready: true", "notify_ready: false")
+        .replace("output_filename: y", "output_filename: z")
+        .replace("description: both", "description: all");
+    let plan = run(on_production(&["catalog", "plan", "-f", "-"]), changed.clone()).await;
+    assert_eq!(plan.code, 6, "{plan:?}");
+    assert_eq!(
+        plan.stdout,
+        "~ notification_settings\n    notify_ready: true → false\n~ preset sd\n    output_filename: \"y\" → \"z\"\n\
+         ~ profile web\n    description: \"both\" → \"all\"\n"
+    );
+    let applied = run(on_production(&["catalog", "apply", "-f", "-"]), changed.clone()).await;
+    assert_eq!(
+        (applied.code, applied.stdout.as_str()),
+        (0, plan.stdout.as_str()),
+        "{applied:?}"
+    );
+    assert_eq!(writes(), 12, "exactly three writes");
+
+    let pruning = changed.replace("- name: archive\n", "");
+    let refused = run(on_production(&["catalog", "apply", "-f", "-", "--prune"]), pruning).await;
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert_eq!(writes(), 12, "nothing deleted");
 }

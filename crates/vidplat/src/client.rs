@@ -129,6 +129,20 @@ impl Client {
         }
     }
 
+    /// Whether this client has `service` (built with its feature and given its URL).
+    pub fn has(&self, service: Service) -> bool {
+        match service {
+            #[cfg(feature = "encoder")]
+            Service::Encoder => self.encoder.is_some(),
+            #[cfg(feature = "vms")]
+            Service::Vms => self.vms.is_some(),
+            #[cfg(feature = "analytics")]
+            Service::Analytics => self.analytics.is_some(),
+            #[allow(unreachable_patterns)] // every service's feature on
+            _ => false,
+        }
+    }
+
     /// The client-side analytics limiter (shared by every clone of this client):
     /// `client.analytics_quota().map(|q| q.remaining())` is the month's remaining calls.
     pub fn analytics_quota(&self) -> Option<&QuotaLimiter> {

@@ -268,6 +268,8 @@ pub mod operations {}
 
 pub mod batch;
 mod call;
+#[cfg(feature = "catalog")]
+pub mod catalog;
 mod client;
 mod error;
 #[cfg(feature = "machine-quota")]
