@@ -57,7 +57,7 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             Some(rows) => bail!("{id}: x-csv-rows names `{rows}`, no operation of this service"),
             None => quote!(None),
         };
-        let catalog = catalog_kind(op, yaml, operations)?;
+        let catalog = catalog_kind(spec, op, yaml, operations)?;
         let permission = match yaml["x-permission"].as_str() {
             Some(name) => quote! { Some(#name) },
             None => quote! { None },
@@ -215,11 +215,29 @@ fn error_statuses(id: &str, op: &Value) -> Result<Vec<(u16, u16)>> {
 /// A registration's `x-catalog` (`{kind, one, refers: {member: kind}}`) made
 /// its row's `CatalogKind`: the list on its path, the update (PUT or PATCH)
 /// and the delete on the one item path below it, whose parameter they take.
-fn catalog_kind(op: &Operation, yaml: &Value, operations: &[Operation]) -> Result<proc_macro2::TokenStream> {
+///
+/// A body with an `x-secret` member is refused: the file would have to write
+/// it as a reference to an environment variable, never as its value, which
+/// `vidplat catalog` does not do (no kind carries one today).
+fn catalog_kind(
+    spec: &Value,
+    op: &Operation,
+    yaml: &Value,
+    operations: &[Operation],
+) -> Result<proc_macro2::TokenStream> {
     let Some(catalog) = yaml.get("x-catalog") else {
         return Ok(quote!(None));
     };
     let id = &op.id;
+    let body = yaml["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        .as_str()
+        .and_then(|reference| reference.strip_prefix("#/components/schemas/"));
+    if let Some(secrets) = body.and_then(|body| secret_members(spec).remove(body)) {
+        bail!(
+            "{id}: x-catalog on a body with x-secret members ({}): the catalog file would write their values",
+            secrets.join(", ")
+        );
+    }
     let (Some(key), Some(one)) = (catalog["kind"].as_str(), catalog["one"].as_str()) else {
         bail!("{id}: x-catalog needs `kind` and `one`");
     };
