@@ -555,6 +555,15 @@ impl Journal {
             if (opened.dev(), opened.ino()) != (before.dev(), before.ino()) {
                 return Err(failed("changed while it was opened; not read".to_owned()));
             }
+            // A journal others may write could tell a rerun to skip rows never
+            // done (another user's file that this one cannot write fails to open).
+            let mode = opened.mode() & 0o777;
+            if mode & 0o022 != 0 {
+                return Err(failed(format!(
+                    "others can write it (mode {mode:04o}), so what it says of the rows is not trusted: \
+                     remove it, or `chmod 600` it if it is yours"
+                )));
+            }
         }
         let mut earlier = HashMap::new();
         if existing.is_some() {
@@ -630,6 +639,11 @@ mod tests {
     fn journal_at(dir: &Path, lines: &str) -> PathBuf {
         let path = dir.join("rows.journal");
         std::fs::write(&path, lines).expect("a journal written");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("made private");
+        }
         path
     }
 
@@ -668,6 +682,25 @@ mod tests {
             drop(Journal::open(&fresh, Service::Vms, "register_label").expect("a new journal"));
             let mode = std::fs::metadata(&fresh).expect("written").permissions().mode() & 0o777;
             assert_eq!(mode, 0o600, "only its owner reads it");
+        }
+        #[cfg(unix)]
+        {
+            // A journal others may write is not read.
+            use std::os::unix::fs::PermissionsExt as _;
+            let shared = journal_at(
+                &dir,
+                &format!("{header}\n{{\"row\":1,\"key\":\"k1\",\"state\":\"ok\"}}\n"),
+            );
+            std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o666)).expect("made writable by all");
+            let Err(refused) = Journal::open(&shared, Service::Encoder, "register_task") else {
+                panic!("a journal others may write was read");
+            };
+            assert!(
+                refused.to_string().contains("others can write it (mode 0666)"),
+                "{refused}"
+            );
+            std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o600)).expect("made private");
+            assert!(Journal::open(&shared, Service::Encoder, "register_task").is_ok());
         }
         #[cfg(unix)]
         {
