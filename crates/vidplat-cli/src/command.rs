@@ -40,7 +40,7 @@ Exit codes:
   2    invalid input or configuration: nothing was sent
   3    a quota refused the call (with --quota fail-fast), or the month's quota is spent
   4    a waited task ended failed or canceled
-  5    a signed URL is expired or invalid (verify-url)
+  5    a signed URL or a webhook is expired, too old or invalid (verify-url, webhook verify)
   6    catalog plan: changes are planned (0: none)
   124  a wait timed out
   130  interrupted";

@@ -29,7 +29,7 @@ pub enum Failure {
     Refused(Vec<(String, String)>),
     /// A problem with the set-up (files, profiles, configuration).
     Setup(String),
-    /// A signed URL that does not verify.
+    /// A signed URL or a webhook that does not verify (the whole sentence).
     Signature(String),
     /// Waited tasks ended failed or canceled (each id and status; the tasks were printed on stdout).
     TaskEnded { tasks: Vec<(u64, String)> },
@@ -214,7 +214,7 @@ impl fmt::Display for Failure {
             }
             Failure::RowsNotDone(rows) => write!(f, "{rows} row(s) not done"),
             Failure::ChangesPlanned(changes) => write!(f, "{changes} change(s) planned"),
-            Failure::Signature(why) => write!(f, "the URL does not verify: {why}"),
+            Failure::Signature(why) => f.write_str(why),
             Failure::TaskEnded { tasks } => match tasks.as_slice() {
                 [(id, status)] => write!(f, "task {id} ended {status}"),
                 _ => {

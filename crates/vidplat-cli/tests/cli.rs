@@ -3223,3 +3223,57 @@ async fn a_catalog_exported_from_one_account_is_applied_to_another_with_exactly_
     assert_eq!(refused.code, 2, "{refused:?}");
     assert_eq!(writes(), 12, "nothing deleted");
 }
+
+/// `webhook verify` checks a Standard Webhooks signature offline (the
+/// specification's example, verified within a tolerance wide enough for its
+/// 2021 timestamp): exit 0 and the message on stdout; exit 5 for a changed
+/// body, and for the same message past the default five minutes.
+#[tokio::test]
+async fn webhook_verify_takes_the_specification_s_example_and_refuses_a_changed_or_old_one() {
+    let cli = Cli::start().await;
+    let secret = cli.config_dir.path().join("hook.secret");
+    std::fs::write(&secret, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n").expect("written");
+    let verify = |tolerance: Option<&'static str>, body: &'static str| {
+        let mut args = vec![
+            "webhook".to_owned(),
+            "verify".to_owned(),
+            "--secret-file".to_owned(),
+            secret.to_string_lossy().into_owned(),
+            "--id".to_owned(),
+            "msg_p5jXN8AQM9LWM0D4loKWxJek".to_owned(),
+            "--timestamp".to_owned(),
+            "1614265330".to_owned(),
+            "--signature".to_owned(),
+            "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=".to_owned(),
+        ];
+        if let Some(tolerance) = tolerance {
+            args.extend(["--tolerance".to_owned(), tolerance.to_owned()]);
+        }
+        let cli = &cli;
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            cli.run_stdin(&args, body).await
+        }
+    };
+    let body = r#"{"test": 2432232314}"#;
+    let valid = verify(Some("36500days"), body).await;
+    assert_eq!(valid.code, 0, "{valid:?}");
+    assert_eq!(
+        valid.json(),
+        json!({"valid": true, "id": "msg_p5jXN8AQM9LWM0D4loKWxJek", "timestamp": "1614265330"})
+    );
+    let changed = verify(Some("36500days"), r#"{"test": 2432232315}"#).await;
+    assert_eq!((changed.code, changed.stdout.as_str()), (5, ""), "{changed:?}");
+    assert_eq!(
+        changed.stderr,
+        "error: the webhook does not verify: no signature is the message's\n"
+    );
+    let old = verify(None, body).await;
+    assert_eq!(old.code, 5, "{old:?}");
+    assert!(
+        old.stderr
+            .starts_with("error: the webhook does not verify: the timestamp is ")
+            && old.stderr.ends_with(" s old, past the tolerance\n"),
+        "{old:?}"
+    );
+}

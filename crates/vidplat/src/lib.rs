@@ -283,6 +283,7 @@ pub mod signing;
 mod task_times;
 #[cfg(feature = "encoder")]
 pub mod waiters;
+pub mod webhooks;
 
 pub use call::Call;
 pub use client::{Client, ClientBuilder};

@@ -13,6 +13,7 @@ mod sim;
 mod verify_url;
 mod wait_task;
 mod wait_task_import;
+mod webhook;
 
 use crate::failure::Failure;
 use crate::output::{self, Format};
@@ -39,6 +40,7 @@ pub enum Extra {
     Export,
     Batch,
     Catalog,
+    Webhook,
     Profile,
     Sim,
     Completion,
@@ -46,7 +48,7 @@ pub enum Extra {
 
 impl Extra {
     /// Every one, in the order help lists them.
-    pub const ALL: [Extra; 11] = [
+    pub const ALL: [Extra; 12] = [
         Extra::WaitTask,
         Extra::WaitTaskImport,
         Extra::SignPage,
@@ -55,6 +57,7 @@ impl Extra {
         Extra::Export,
         Extra::Batch,
         Extra::Catalog,
+        Extra::Webhook,
         Extra::Profile,
         Extra::Sim,
         Extra::Completion,
@@ -71,6 +74,7 @@ impl Extra {
             Extra::Export => "export",
             Extra::Batch => "batch",
             Extra::Catalog => "catalog",
+            Extra::Webhook => "webhook",
             Extra::Profile => "profile",
             Extra::Sim => "sim",
             Extra::Completion => "completion",
@@ -83,7 +87,7 @@ impl Extra {
             Extra::WaitTask | Extra::WaitTaskImport => Some(Service::Encoder),
             Extra::SignPage | Extra::VerifyUrl => Some(Service::Vms),
             Extra::Quota | Extra::Export => Some(Service::Analytics),
-            Extra::Batch | Extra::Catalog | Extra::Profile | Extra::Sim | Extra::Completion => None,
+            Extra::Batch | Extra::Catalog | Extra::Webhook | Extra::Profile | Extra::Sim | Extra::Completion => None,
         }
     }
 
@@ -109,6 +113,7 @@ impl Extra {
             Extra::Export => export::define(command),
             Extra::Batch => batch::define(command),
             Extra::Catalog => catalog::define(command),
+            Extra::Webhook => webhook::define(command),
             Extra::Profile => profile::define(command),
             Extra::Sim => sim::define(command),
             Extra::Completion => completion::define(command),
@@ -126,6 +131,7 @@ impl Extra {
             Extra::Export => export::run(invocation).await,
             Extra::Batch => batch::run(invocation).await,
             Extra::Catalog => catalog::run(invocation).await,
+            Extra::Webhook => webhook::run(invocation).await,
             Extra::Profile => profile::run(invocation).await,
             Extra::Sim => sim::run(invocation).await,
             Extra::Completion => completion::run(invocation).await,

@@ -27,8 +27,9 @@ async fn verified(client: Option<&Client>, matches: &ArgMatches) -> Result<Value
     let key = match sign_page::signing_key(matches)? {
         Some(key) => key,
         None => {
-            let page =
-                page_id(url).ok_or_else(|| Failure::Signature("the URL names no page (/pages/{id})".to_owned()))?;
+            let page = page_id(url).ok_or_else(|| {
+                Failure::Signature("the URL does not verify: it names no page (/pages/{id})".to_owned())
+            })?;
             sign_page::page_key(client.ok_or_else(sign_page::needs_client)?, &page).await?
         }
     };
@@ -36,7 +37,8 @@ async fn verified(client: Option<&Client>, matches: &ArgMatches) -> Result<Value
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default()
         .as_secs();
-    let grant = signing::verify(url, &key, now).map_err(|e| Failure::Signature(e.to_string()))?;
+    let grant =
+        signing::verify(url, &key, now).map_err(|e| Failure::Signature(format!("the URL does not verify: {e}")))?;
     Ok(json!({ "valid": true, "expires": grant.expires, "audience": grant.audience }))
 }
 
