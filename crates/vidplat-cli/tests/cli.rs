@@ -3277,3 +3277,99 @@ async fn webhook_verify_takes_the_specification_s_example_and_refuses_a_changed_
         "{old:?}"
     );
 }
+
+/// `watch tasks` prints one JSON line per change seen, each task's events
+/// chained (`before` is the last `after`), its last one how it ended (a
+/// failed task with its error code); with the cursor a restart prints
+/// nothing it printed, and the cursor is its owner's alone.
+#[tokio::test]
+async fn watch_tasks_prints_each_change_once_and_a_restart_from_its_cursor_repeats_none() {
+    let cli = Cli::start().await;
+    let profile = cli.profile().await;
+    cli.sim.add_input_file("fail-me.mp4", 1_000);
+    for input in ["movie.mp4", "fail-me.mp4"] {
+        let registered = cli
+            .run(&[
+                "encoder",
+                "register-task",
+                "--profile-id",
+                &profile,
+                "--input-filepath",
+                input,
+            ])
+            .await;
+        assert_eq!(registered.code, 0, "{registered:?}");
+    }
+    let dir = tempfile::tempdir().expect("a directory");
+    let cursor = dir.path().join("tasks.cursor");
+    let cursor = cursor.to_str().expect("a path");
+    let watch = |duration: &'static str| {
+        let cli = &cli;
+        async move {
+            cli.run(&[
+                "watch",
+                "tasks",
+                "--interval",
+                "20ms",
+                "--cursor",
+                cursor,
+                "--for",
+                duration,
+            ])
+            .await
+        }
+    };
+    let first = watch("3s").await;
+    assert_eq!(first.code, 0, "{first:?}");
+    let events: Vec<Value> = first
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    let mut last: std::collections::BTreeMap<i64, Value> = std::collections::BTreeMap::new();
+    let mut ids = std::collections::BTreeSet::new();
+    for event in &events {
+        let task = event["task_id"].as_i64().expect("a task id");
+        assert!(ids.insert(event["id"].to_string()), "an id twice: {first:?}");
+        assert_eq!(
+            event["id"],
+            format!("task.{task}.{}", event["after"].as_str().unwrap_or_default())
+        );
+        let before = last
+            .get(&task)
+            .map_or(Value::Null, |previous| previous["after"].clone());
+        assert_eq!(event["before"], before, "chained: {event}");
+        last.insert(task, event.clone());
+    }
+    assert_eq!(last.len(), 2, "{first:?}");
+    let ended: Vec<(&str, &str)> = last
+        .values()
+        .map(|event| {
+            (
+                event["type"].as_str().unwrap_or_default(),
+                event["after"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert!(ended.contains(&("task.ready", "ready")), "{first:?}");
+    assert!(ended.contains(&("task.failed", "failed")), "{first:?}");
+    let failed = last
+        .values()
+        .find(|event| event["type"] == "task.failed")
+        .expect("the failed one");
+    assert!(failed["error_code"].is_i64(), "{failed}");
+    assert!(
+        first.stderr.starts_with(&format!("watch: {} event(s), ", events.len())),
+        "{first:?}"
+    );
+
+    let again = watch("300ms").await;
+    assert_eq!((again.code, again.stdout.as_str()), (0, ""), "{again:?}");
+    assert!(again.stderr.starts_with("watch: 0 event(s), "), "{again:?}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(cursor).expect("saved").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+}

@@ -283,6 +283,8 @@ pub mod signing;
 mod task_times;
 #[cfg(feature = "encoder")]
 pub mod waiters;
+#[cfg(feature = "encoder")]
+pub mod watch;
 pub mod webhooks;
 
 pub use call::Call;

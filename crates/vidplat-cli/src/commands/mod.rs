@@ -13,6 +13,7 @@ mod sim;
 mod verify_url;
 mod wait_task;
 mod wait_task_import;
+mod watch;
 mod webhook;
 
 use crate::failure::Failure;
@@ -40,6 +41,7 @@ pub enum Extra {
     Export,
     Batch,
     Catalog,
+    Watch,
     Webhook,
     Profile,
     Sim,
@@ -48,7 +50,7 @@ pub enum Extra {
 
 impl Extra {
     /// Every one, in the order help lists them.
-    pub const ALL: [Extra; 12] = [
+    pub const ALL: [Extra; 13] = [
         Extra::WaitTask,
         Extra::WaitTaskImport,
         Extra::SignPage,
@@ -57,6 +59,7 @@ impl Extra {
         Extra::Export,
         Extra::Batch,
         Extra::Catalog,
+        Extra::Watch,
         Extra::Webhook,
         Extra::Profile,
         Extra::Sim,
@@ -74,6 +77,7 @@ impl Extra {
             Extra::Export => "export",
             Extra::Batch => "batch",
             Extra::Catalog => "catalog",
+            Extra::Watch => "watch",
             Extra::Webhook => "webhook",
             Extra::Profile => "profile",
             Extra::Sim => "sim",
@@ -87,7 +91,13 @@ impl Extra {
             Extra::WaitTask | Extra::WaitTaskImport => Some(Service::Encoder),
             Extra::SignPage | Extra::VerifyUrl => Some(Service::Vms),
             Extra::Quota | Extra::Export => Some(Service::Analytics),
-            Extra::Batch | Extra::Catalog | Extra::Webhook | Extra::Profile | Extra::Sim | Extra::Completion => None,
+            Extra::Batch
+            | Extra::Catalog
+            | Extra::Watch
+            | Extra::Webhook
+            | Extra::Profile
+            | Extra::Sim
+            | Extra::Completion => None,
         }
     }
 
@@ -113,6 +123,7 @@ impl Extra {
             Extra::Export => export::define(command),
             Extra::Batch => batch::define(command),
             Extra::Catalog => catalog::define(command),
+            Extra::Watch => watch::define(command),
             Extra::Webhook => webhook::define(command),
             Extra::Profile => profile::define(command),
             Extra::Sim => sim::define(command),
@@ -131,6 +142,7 @@ impl Extra {
             Extra::Export => export::run(invocation).await,
             Extra::Batch => batch::run(invocation).await,
             Extra::Catalog => catalog::run(invocation).await,
+            Extra::Watch => watch::run(invocation).await,
             Extra::Webhook => webhook::run(invocation).await,
             Extra::Profile => profile::run(invocation).await,
             Extra::Sim => sim::run(invocation).await,
