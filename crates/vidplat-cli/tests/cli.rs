@@ -3303,24 +3303,34 @@ async fn watch_tasks_prints_each_change_once_and_a_restart_from_its_cursor_repea
     let dir = tempfile::tempdir().expect("a directory");
     let cursor = dir.path().join("tasks.cursor");
     let cursor = cursor.to_str().expect("a path");
-    let watch = |duration: &'static str| {
+    let executed = dir.path().join("exec.out");
+    let exec = format!("sh -c 'cat >> \"$0\"' '{}'", executed.display());
+    let watch = |duration: &'static str, exec: Option<&str>| {
         let cli = &cli;
+        let mut args = vec![
+            "watch",
+            "tasks",
+            "--interval",
+            "20ms",
+            "--cursor",
+            cursor,
+            "--for",
+            duration,
+        ];
+        args.extend(exec.map(|exec| ["--exec", exec]).into_iter().flatten());
+        let args: Vec<String> = args.into_iter().map(str::to_owned).collect();
         async move {
-            cli.run(&[
-                "watch",
-                "tasks",
-                "--interval",
-                "20ms",
-                "--cursor",
-                cursor,
-                "--for",
-                duration,
-            ])
-            .await
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            cli.run(&args).await
         }
     };
-    let first = watch("3s").await;
+    let first = watch("3s", Some(&exec)).await;
     assert_eq!(first.code, 0, "{first:?}");
+    // Each event's line reached the command on its stdin, in order, once.
+    assert_eq!(
+        std::fs::read_to_string(&executed).expect("the commands wrote"),
+        first.stdout
+    );
     let events: Vec<Value> = first
         .stdout
         .lines()
@@ -3363,9 +3373,44 @@ async fn watch_tasks_prints_each_change_once_and_a_restart_from_its_cursor_repea
         "{first:?}"
     );
 
-    let again = watch("300ms").await;
+    let again = watch("300ms", Some("false")).await;
     assert_eq!((again.code, again.stdout.as_str()), (0, ""), "{again:?}");
     assert!(again.stderr.starts_with("watch: 0 event(s), "), "{again:?}");
+    // A new task: its first event goes to a command that fails, which is said on stderr.
+    let registered = cli
+        .run(&[
+            "encoder",
+            "register-task",
+            "--profile-id",
+            &profile,
+            "--input-filepath",
+            "movie.mp4",
+        ])
+        .await;
+    assert_eq!(registered.code, 0, "{registered:?}");
+    let failing = cli
+        .run(&[
+            "watch",
+            "tasks",
+            "--interval",
+            "20ms",
+            "--cursor",
+            cursor,
+            "--count",
+            "1",
+            "--for",
+            "3s",
+            "--exec",
+            "false",
+        ])
+        .await;
+    assert_eq!(failing.code, 0, "{failing:?}");
+    assert_eq!(failing.stdout.lines().count(), 1, "{failing:?}");
+    assert!(
+        failing.stderr.starts_with("watch: --exec for task.")
+            && failing.stderr.contains("`false` ended with exit status: 1\n"),
+        "{failing:?}"
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;

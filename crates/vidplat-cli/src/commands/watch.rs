@@ -42,6 +42,12 @@ pub fn define(command: Command) -> Command {
                         .help("Where what was seen is kept (owner only): a restart goes on from it"),
                 )
                 .arg(
+                    Arg::new("exec")
+                        .long("exec")
+                        .value_name("COMMAND")
+                        .help("Run COMMAND for each event, the event's JSON line on its stdin (split as a shell splits words, never run by a shell, nothing put into it), one at a time; the event is recorded once it ended, a failure said on stderr"),
+                )
+                .arg(
                     Arg::new("count")
                         .long("count")
                         .value_name("N")
@@ -58,6 +64,7 @@ pub fn define(command: Command) -> Command {
                 .after_help(
                     "Examples:\n  \
                      vidplat watch tasks --cursor tasks.cursor\n  \
+                     vidplat watch tasks --exec './notify.sh --channel ops'\n  \
                      vidplat watch tasks --interval 10s | jq -c 'select(.type == \"task.failed\")'",
                 ),
         )
@@ -78,6 +85,18 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     if let Some(interval) = matches.get_one::<Duration>("interval") {
         watch = watch.interval(*interval);
     }
+    let exec = match matches.get_one::<String>("exec") {
+        Some(command) => match shlex::split(command) {
+            Some(words) if !words.is_empty() => Some(words),
+            _ => {
+                return Err(Failure::invalid(
+                    "--exec",
+                    "is no command (empty, or a quote left open)",
+                ))
+            }
+        },
+        None => None,
+    };
     let limit = matches.get_one::<u64>("count").copied().unwrap_or(u64::MAX);
     let until = matches.get_one::<Duration>("for").map(|d| Instant::now() + *d);
     let io = invocation.io;
@@ -98,6 +117,16 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         io.stdout.write_all(&line)?;
         io.stdout.flush()?;
         printed += 1;
+        if let Some(words) = &exec {
+            if let Err(why) = run_for(words, &line).await {
+                writeln!(
+                    io.stderr,
+                    "watch: --exec for {}: {}",
+                    vidplat_core::escape_controls(&event.id),
+                    vidplat_core::escape_controls(&why)
+                )?;
+            }
+        }
         if let Some(path) = &cursor_path {
             cursor.record(&event);
             cursor
@@ -116,4 +145,25 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         calls.load(Ordering::Relaxed)
     )?;
     Ok(())
+}
+
+/// Runs `words` (a program and its arguments) with `event` on its stdin; why it failed.
+async fn run_for(words: &[String], event: &[u8]) -> Result<(), String> {
+    use tokio::io::AsyncWriteExt as _;
+    let (program, args) = words.split_first().ok_or("no command")?;
+    let mut child = tokio::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("`{program}` did not start: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A command that does not read its stdin is not a failure.
+        let _ = stdin.write_all(event).await;
+    }
+    let status = child.wait().await.map_err(|e| e.to_string())?;
+    match status.success() {
+        true => Ok(()),
+        false => Err(format!("`{program}` ended with {status}")),
+    }
 }
