@@ -43,39 +43,24 @@ pub struct Cursor {
 const MAX_CURSOR: u64 = 64 << 20;
 
 impl Cursor {
-    /// The cursor saved at `path`, or an empty one when there is none.
+    /// The cursor saved at `path`, or an empty one when there is none. A
+    /// FIFO, a device or a directory there is refused, not read (a FIFO would
+    /// hold the watch before its first poll).
     pub fn load(path: &Path) -> std::io::Result<Self> {
         use std::io::Read as _;
-        let mut bytes = Vec::new();
-        match std::fs::File::open(path) {
-            Ok(file) => file.take(MAX_CURSOR).read_to_end(&mut bytes)?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
-            Err(e) => return Err(e),
+        let Some(file) = vidplat_core::__private::open_regular(path)? else {
+            return Ok(Self::default());
         };
+        let mut bytes = Vec::new();
+        file.take(MAX_CURSOR).read_to_end(&mut bytes)?;
         serde_json::from_slice(&bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
 
-    /// Writes it to `path` whole: to a new file beside it (owner only), then
-    /// renamed over it, so that a crash leaves the old cursor or the new one.
+    /// Writes it to `path` whole, owner only: a new file renamed over the
+    /// old, so that a crash leaves the old cursor or the new one.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        use std::io::Write as _;
-        let file_name = path
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temporary = path.with_file_name(format!(".{file_name}.{}.new", std::process::id()));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt as _;
-            options.mode(0o600);
-        }
-        let _ = std::fs::remove_file(&temporary);
-        let mut file = options.open(&temporary)?;
-        file.write_all(&serde_json::to_vec(self).map_err(std::io::Error::other)?)?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, path)
+        let bytes = serde_json::to_vec(self).map_err(std::io::Error::other)?;
+        vidplat_core::__private::replace_file(path, &bytes, true)
     }
 
     /// Takes `event` as handled: a later watch from this cursor does not yield it again.
@@ -198,5 +183,47 @@ impl<'c> Watch<'c> {
                 })
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_cursor_at_a_fifo_is_refused_at_once_and_one_saved_reads_back() {
+        let dir = std::env::temp_dir().join(format!("vidplat-watch-cursor-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a directory");
+        let fifo = dir.join("fifo.cursor");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        // Opening a FIFO to read waits for a writer: bounded here, so a hang fails.
+        let (done, finished) = std::sync::mpsc::channel();
+        let at = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = done.send(Cursor::load(&at).map(|_| ()).map_err(|e| e.to_string()));
+        });
+        let loaded = finished
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("load returned at once");
+        assert!(loaded.is_err_and(|e| e.contains("is not a regular file")));
+
+        let path = dir.join("tasks.cursor");
+        let mut cursor = Cursor::default();
+        cursor.record(&Event {
+            id: "task.7.ready".to_owned(),
+            kind: "task.ready".to_owned(),
+            task_id: 7,
+            before: Some("uploading".to_owned()),
+            after: "ready".to_owned(),
+            error_code: None,
+        });
+        cursor.save(&path).expect("saved");
+        assert_eq!(Cursor::load(&path).expect("read back"), cursor);
+        std::fs::remove_dir_all(&dir).expect("removed");
     }
 }
