@@ -42,7 +42,7 @@ impl Cli {
     }
 
     /// The binary with only the simulator's set-up in its environment.
-    fn command(&self, args: &[&str]) -> tokio::process::Command {
+    fn command(&self, args: &[impl AsRef<std::ffi::OsStr>]) -> tokio::process::Command {
         let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidplat"));
         command
             .args(args)
@@ -57,11 +57,11 @@ impl Cli {
         command
     }
 
-    async fn run(&self, args: &[&str]) -> Run {
+    async fn run(&self, args: &[impl AsRef<std::ffi::OsStr>]) -> Run {
         self.run_with(self.command(args), "").await
     }
 
-    async fn run_stdin(&self, args: &[&str], stdin: &str) -> Run {
+    async fn run_stdin(&self, args: &[impl AsRef<std::ffi::OsStr>], stdin: &str) -> Run {
         self.run_with(self.command(args), stdin).await
     }
 
@@ -3178,10 +3178,7 @@ async fn a_catalog_exported_from_one_account_is_applied_to_another_with_exactly_
     };
     let run = |args: Vec<String>, stdin: String| {
         let staging = &staging;
-        async move {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            staging.run_stdin(&args, &stdin).await
-        }
+        async move { staging.run_stdin(&args, &stdin).await }
     };
     let applied = run(on_production(&["catalog", "apply", "-f", "-"]), export.stdout.clone()).await;
     assert_eq!(applied.code, 0, "{applied:?}");
@@ -3250,10 +3247,7 @@ async fn webhook_verify_takes_the_specification_s_example_and_refuses_a_changed_
             args.extend(["--tolerance".to_owned(), tolerance.to_owned()]);
         }
         let cli = &cli;
-        async move {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            cli.run_stdin(&args, body).await
-        }
+        async move { cli.run_stdin(&args, body).await }
     };
     let body = r#"{"test": 2432232314}"#;
     let valid = verify(Some("36500days"), body).await;
@@ -3319,10 +3313,7 @@ async fn watch_tasks_prints_each_change_once_and_a_restart_from_its_cursor_repea
         ];
         args.extend(exec.map(|exec| ["--exec", exec]).into_iter().flatten());
         let args: Vec<String> = args.into_iter().map(str::to_owned).collect();
-        async move {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            cli.run(&args).await
-        }
+        async move { cli.run(&args).await }
     };
     let first = watch("3s", Some(&exec)).await;
     assert_eq!(first.code, 0, "{first:?}");
