@@ -194,6 +194,11 @@ impl Setup {
         self.values[at].as_ref().map(|(value, source)| (value.as_str(), source))
     }
 
+    /// The profile in use, when there is one.
+    pub fn profile(&self) -> Option<&Profile> {
+        self.profile.as_ref().map(|(_, _, profile)| profile)
+    }
+
     /// The weighed API key, and where it came from.
     pub fn api_key(&self) -> Option<(&str, &Source)> {
         self.api_key.as_ref().map(|(key, source)| (key.as_str(), source))

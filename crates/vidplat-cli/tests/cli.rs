@@ -3398,8 +3398,8 @@ async fn watch_tasks_prints_each_change_once_and_a_restart_from_its_cursor_repea
     assert_eq!(failing.code, 0, "{failing:?}");
     assert_eq!(failing.stdout.lines().count(), 1, "{failing:?}");
     assert!(
-        failing.stderr.starts_with("watch: --exec for task.")
-            && failing.stderr.contains("`false` ended with exit status: 1\n"),
+        failing.stderr.starts_with("watch: task.")
+            && failing.stderr.contains(": --exec: `false` ended with exit status: 1\n"),
         "{failing:?}"
     );
     #[cfg(unix)]
@@ -3408,4 +3408,339 @@ async fn watch_tasks_prints_each_change_once_and_a_restart_from_its_cursor_repea
         let mode = std::fs::metadata(cursor).expect("saved").permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
     }
+}
+
+/// A receiver of webhooks on 127.0.0.1: answers 500 to the first `failures`
+/// requests, 204 after; every request's headers (lower-cased) and body kept.
+async fn webhook_receiver(failures: usize) -> (String, Arc<std::sync::Mutex<Vec<(Vec<(String, String)>, String)>>>) {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let url = format!("http://{}/hooks", listener.local_addr().expect("an address"));
+    let received = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = Arc::clone(&received);
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let mut stream = tokio::io::BufReader::new(stream);
+            let mut headers = Vec::new();
+            let mut line = String::new();
+            while stream.read_line(&mut line).await.is_ok_and(|n| n > 0) && line != "\r\n" {
+                if let Some((name, value)) = line.trim_end().split_once(':') {
+                    headers.push((name.to_ascii_lowercase(), value.trim().to_owned()));
+                }
+                line.clear();
+            }
+            let length = headers
+                .iter()
+                .find(|(name, _)| name == "content-length")
+                .and_then(|(_, value)| value.parse().ok())
+                .unwrap_or(0usize);
+            let mut body = vec![0; length.min(1 << 20)];
+            let _ = stream.read_exact(&mut body).await;
+            let answered = {
+                let mut received = kept.lock().expect("not poisoned");
+                received.push((headers, String::from_utf8_lossy(&body).into_owned()));
+                received.len()
+            };
+            let status = if answered <= failures {
+                "500 Internal Server Error"
+            } else {
+                "204 No Content"
+            };
+            let answer = format!("HTTP/1.1 {status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+            let _ = stream.get_mut().write_all(answer.as_bytes()).await;
+        }
+    });
+    (url, received)
+}
+
+/// `watch --forward-to`: the event POSTed as Standard Webhooks says, its
+/// signature checked by Python's `hmac` and `base64`; a receiver failing
+/// twice gets it three times under one id; one that never answers 2xx
+/// leaves it in the dead-letter file; a plain-http URL to another host and
+/// a missing secret are refused before any call.
+#[tokio::test]
+async fn watch_forwards_each_event_signed_retried_under_one_id_then_dead_lettered() {
+    let cli = Cli::start().await;
+    let profile = cli.profile().await;
+    let registered = cli
+        .run(&[
+            "encoder",
+            "register-task",
+            "--profile-id",
+            &profile,
+            "--input-filepath",
+            "movie.mp4",
+        ])
+        .await;
+    assert_eq!(registered.code, 0, "{registered:?}");
+    let dir = tempfile::tempdir().expect("a directory");
+    let secret_file = dir.path().join("hook.secret");
+    let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    std::fs::write(&secret_file, format!("{secret}\n")).expect("written");
+    let secret_path = secret_file.to_string_lossy().into_owned();
+    let dead_letter = dir.path().join("dead.ndjson");
+    let dead_path = dead_letter.to_string_lossy().into_owned();
+    let forward = |url: String, extra: &'static [&'static str]| {
+        let mut args: Vec<String> = ["watch", "tasks", "--count", "1", "--for", "20s", "--forward-to"]
+            .map(str::to_owned)
+            .to_vec();
+        args.extend([
+            url,
+            "--secret-file".to_owned(),
+            secret_path.clone(),
+            "--dead-letter".to_owned(),
+            dead_path.clone(),
+        ]);
+        args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+        let cli = &cli;
+        async move { cli.run(&args).await }
+    };
+
+    let (url, received) = webhook_receiver(2).await;
+    let delivered = forward(url, &[]).await;
+    assert_eq!(delivered.code, 0, "{delivered:?}");
+    let event = delivered.stdout.trim_end().to_owned();
+    let id = delivered.json()["id"].as_str().expect("an id").to_owned();
+    let received = received.lock().expect("not poisoned").clone();
+    assert_eq!(received.len(), 3, "{received:?}");
+    let header = |headers: &[(String, String)], name: &str| {
+        headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    for (headers, body) in &received {
+        assert_eq!(header(headers, "webhook-id"), id);
+        assert_eq!(header(headers, "content-type"), "application/json");
+        assert_eq!(*body, event);
+        let timestamp = header(headers, "webhook-timestamp");
+        let script = "import base64, hashlib, hmac, sys\n\
+                      secret, msg_id, timestamp, signature = sys.argv[1:5]\n\
+                      key = base64.b64decode(secret.removeprefix('whsec_'))\n\
+                      body = sys.stdin.buffer.read()\n\
+                      mac = hmac.new(key, msg_id.encode() + b'.' + timestamp.encode() + b'.' + body, hashlib.sha256)\n\
+                      print(signature == 'v1,' + base64.b64encode(mac.digest()).decode())\n";
+        let mut python = std::process::Command::new("python3")
+            .args([
+                "-c",
+                script,
+                secret,
+                &id,
+                &timestamp,
+                &header(headers, "webhook-signature"),
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        std::io::Write::write_all(&mut python.stdin.take().expect("stdin"), body.as_bytes()).expect("written");
+        let checked = python.wait_with_output().expect("python3 ends");
+        assert_eq!(String::from_utf8_lossy(&checked.stdout), "True\n", "{headers:?}");
+    }
+    assert!(!dead_letter.exists(), "delivered: nothing dead-lettered");
+
+    let (url, received) = webhook_receiver(usize::MAX).await;
+    let undelivered = forward(url, &["--tries", "2"]).await;
+    assert_eq!(undelivered.code, 0, "{undelivered:?}");
+    assert_eq!(received.lock().expect("not poisoned").len(), 2);
+    assert_eq!(
+        std::fs::read_to_string(&dead_letter).expect("dead-lettered"),
+        undelivered.stdout
+    );
+    assert!(
+        undelivered.stderr.starts_with(&format!(
+            "watch: {}: --forward-to: not delivered after 2 tries (answered 500 Internal Server Error); written to {}\n",
+            undelivered.json()["id"].as_str().unwrap_or_default(),
+            dead_letter.display()
+        )),
+        "{undelivered:?}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&dead_letter).expect("there").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    let before = cli.sim.journal().len();
+    let elsewhere = forward("http://example.com/hooks".to_owned(), &[]).await;
+    assert_eq!((elsewhere.code, elsewhere.stdout.as_str()), (2, ""), "{elsewhere:?}");
+    assert!(
+        elsewhere
+            .stderr
+            .contains("must be https (or http to a loopback address)"),
+        "{elsewhere:?}"
+    );
+    let unsigned = cli
+        .run(&[
+            "watch",
+            "tasks",
+            "--count",
+            "1",
+            "--forward-to",
+            "http://127.0.0.1:9/hooks",
+        ])
+        .await;
+    assert_eq!(unsigned.code, 2, "{unsigned:?}");
+    assert!(
+        unsigned.stderr.contains("needs a secret: --secret-file FILE"),
+        "{unsigned:?}"
+    );
+    assert_eq!(cli.sim.journal().len(), before, "nothing was called");
+}
+
+/// Killed while it handled a poll's events, a watch restarted from its
+/// cursor prints again only that poll's unhandled events, byte for byte (the
+/// same ids); the events handled before are not repeated. The simulator's
+/// tasks move only when the test steps its clock.
+#[tokio::test]
+async fn watch_killed_mid_batch_repeats_at_most_that_batch_with_the_same_ids() {
+    use tokio::io::AsyncBufReadExt as _;
+    let step = Duration::from_secs(3600);
+    let cli = Cli::start_with(SimConfig {
+        task_step: step,
+        ..SimConfig::fast()
+    })
+    .await;
+    let profile = cli.profile().await;
+    for _ in 0..3 {
+        let registered = cli
+            .run(&[
+                "encoder",
+                "register-task",
+                "--profile-id",
+                &profile,
+                "--input-filepath",
+                "movie.mp4",
+            ])
+            .await;
+        assert_eq!(registered.code, 0, "{registered:?}");
+    }
+    let dir = tempfile::tempdir().expect("a directory");
+    let cursor = dir.path().join("tasks.cursor");
+    let handled = dir.path().join("handled");
+    // Each event's line appended; an upload's command then never ends.
+    let exec = format!(
+        "sh -c 'cat >> \"$0\"; case \"$(tail -n 1 \"$0\")\" in *\\\"after\\\":\\\"uploading\\\"*) exec sleep 30 >/dev/null 2>&1;; esac' '{}'",
+        handled.display()
+    );
+    let args = [
+        "watch",
+        "tasks",
+        "--interval",
+        "20ms",
+        "--cursor",
+        &cursor.to_string_lossy(),
+        "--exec",
+        &exec,
+    ]
+    .map(str::to_owned);
+    let mut child = cli
+        .command(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the binary starts");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut first: Vec<String> = Vec::new();
+    let mut last_batch = 0;
+    let read = async {
+        // Three waiting; step: the first encodes; step: it uploads and the second encodes.
+        for (wanted, steps) in [(3, 1), (4, 1), (6, 0)] {
+            while first.len() < wanted {
+                let line = lines.next_line().await.expect("read").expect("a line");
+                first.push(line);
+            }
+            if steps == 1 {
+                // Every event of that poll handled and recorded before the clock moves.
+                while std::fs::read_to_string(&handled).unwrap_or_default().lines().count() < wanted {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                last_batch = first.len();
+                cli.sim.advance_clock(step);
+            }
+        }
+        // The upload's command has started: the watch is inside the last batch.
+        while !std::fs::read_to_string(&handled)
+            .unwrap_or_default()
+            .contains(r#""after":"uploading""#)
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), read)
+        .await
+        .expect("the events came");
+    child.start_kill().expect("killed");
+    let _ = child.wait().await;
+
+    let again = cli
+        .run(&[
+            "watch",
+            "tasks",
+            "--interval",
+            "20ms",
+            "--cursor",
+            &cursor.to_string_lossy(),
+            "--for",
+            "500ms",
+        ])
+        .await;
+    assert_eq!(again.code, 0, "{again:?}");
+    let repeated: Vec<&str> = again.stdout.lines().collect();
+    assert!(!repeated.is_empty(), "the unhandled upload is repeated: {again:?}");
+    let batch: Vec<&str> = first[last_batch..].iter().map(String::as_str).collect();
+    assert_eq!(batch.len(), 2, "{first:?}");
+    for line in &repeated {
+        assert!(
+            batch.contains(line),
+            "only the last batch's lines, unchanged: {line} not in {batch:?}"
+        );
+    }
+    assert!(
+        repeated.iter().any(|line| line.contains(r#""after":"uploading""#)),
+        "{repeated:?}"
+    );
+}
+
+/// `--parallel 3`: a poll's three events are handled at once. Each command
+/// waits (at most 5 s) until all three have started, and fails if they did
+/// not: run one at a time, the first would fail.
+#[tokio::test]
+async fn watch_exec_runs_a_poll_s_events_at_once_with_parallel() {
+    let cli = Cli::start_with(SimConfig {
+        task_step: Duration::from_secs(3600),
+        ..SimConfig::fast()
+    })
+    .await;
+    let profile = cli.profile().await;
+    for _ in 0..3 {
+        let registered = cli
+            .run(&[
+                "encoder",
+                "register-task",
+                "--profile-id",
+                &profile,
+                "--input-filepath",
+                "movie.mp4",
+            ])
+            .await;
+        assert_eq!(registered.code, 0, "{registered:?}");
+    }
+    let dir = tempfile::tempdir().expect("a directory");
+    let started = dir.path().join("started");
+    let exec = format!(
+        "sh -c 'echo x >> \"$0\"; i=0; while [ $(wc -l < \"$0\") -lt 3 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; [ $(wc -l < \"$0\") -ge 3 ]' '{}'",
+        started.display()
+    );
+    let watched = cli
+        .run(&["watch", "tasks", "--count", "3", "--parallel", "3", "--exec", &exec])
+        .await;
+    assert_eq!(watched.code, 0, "{watched:?}");
+    assert_eq!(watched.stdout.lines().count(), 3, "{watched:?}");
+    assert_eq!(watched.stderr, "watch: 3 event(s), 2 call(s)\n", "no command failed");
 }

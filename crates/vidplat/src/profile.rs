@@ -21,6 +21,7 @@
 //! # credentials.toml
 //! [profiles.prod]
 //! api_key = "…"
+//! webhook_secret = "whsec_…"   # only to forward events (`vidplat watch --forward-to`)
 //! ```
 
 use crate::{ClientBuilder, Error};
@@ -74,6 +75,10 @@ pub struct Profile {
     /// The API key (kept in `credentials.toml`, never in `config.toml`).
     #[serde(skip)]
     pub api_key: Option<SecretString>,
+    /// The `whsec_…` secret events forwarded as webhooks are signed with
+    /// (`vidplat watch --forward-to`; kept in `credentials.toml`).
+    #[serde(skip)]
+    pub webhook_secret: Option<SecretString>,
 }
 
 impl fmt::Debug for Profile {
@@ -92,6 +97,10 @@ impl fmt::Debug for Profile {
             .field("total_timeout_secs", &self.total_timeout_secs)
             .field("routes", &self.routes)
             .field("api_key", &self.api_key.as_ref().map(|_| vidplat_core::REDACTED))
+            .field(
+                "webhook_secret",
+                &self.webhook_secret.as_ref().map(|_| vidplat_core::REDACTED),
+            )
             .finish()
     }
 }
@@ -186,6 +195,8 @@ struct Credentials {
     /// A quota store URL that carries a password (one without stays in `config.toml`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     quota_store: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    webhook_secret: Option<String>,
 }
 
 /// Whether a URL carries a user, a password or a `password=` query value.
@@ -240,6 +251,9 @@ impl Profiles {
             if let Some(url) = credentials.quota_store {
                 profile.quota_store = Some(url);
             }
+            if let Some(secret) = credentials.webhook_secret {
+                profile.webhook_secret = Some(SecretString::from(secret));
+            }
         }
         Ok(Self {
             dir: dir.to_owned(),
@@ -289,8 +303,9 @@ impl Profiles {
             let secret = Credentials {
                 api_key: public.api_key.take().map(|key| key.expose_secret().to_owned()),
                 quota_store: public.quota_store.take_if(|url| carries_secret(url)),
+                webhook_secret: public.webhook_secret.take().map(|key| key.expose_secret().to_owned()),
             };
-            if secret.api_key.is_some() || secret.quota_store.is_some() {
+            if secret.api_key.is_some() || secret.quota_store.is_some() || secret.webhook_secret.is_some() {
                 credentials.profiles.insert(name.clone(), secret);
             }
             config.profiles.insert(name.clone(), public);

@@ -1,11 +1,25 @@
-//! Task changes as a stream of events, out of polling: each poll lists the
-//! tasks (every page) and yields one [`Event`] per task whose status is not
-//! the one the [`Cursor`] holds. A status a task passed through between two
-//! polls is not invented: the event says the transition seen, `before` →
-//! `after`. Delivery is at least once: record each event in the cursor once
-//! it is handled ([`Cursor::record`]) and save it ([`Cursor::save`]); a
-//! restart with it repeats nothing handled, and a crash before saving
-//! repeats the events since, which a receiver knows by their [`Event::id`].
+//! Changes of tasks, CSV import jobs and contents as events, out of polling.
+//!
+//! Each poll yields one [`Event`] per thing whose state is not the one the
+//! [`Cursor`] holds. A state passed through between two polls is not
+//! invented: the event says the transition seen, `before` → `after`.
+//! Delivery is at least once: record each event in the cursor once it is
+//! handled ([`Cursor::record`]) and save it ([`Cursor::save`]); a restart
+//! with it repeats nothing handled, and a crash before saving repeats the
+//! events since, which a receiver knows by their [`Event::id`].
+//!
+//! **The calls a poll makes.** The first poll of a watch reads every page.
+//! After it, tasks cost the task counts and the first page of the list
+//! sorted by `updated_at|desc` (read on only while a page holds nothing
+//! older than the newest `updated_at` the last poll saw: timestamps are whole
+//! seconds, so a change in that second is still read); contents the same
+//! without the counts; CSV import jobs one unpaged list. Two readings here are assumptions, not documented:
+//! that the lists sort by `updated_at` and that a status change moves it.
+//! Both are checked: a list that refuses the sort is read whole at every
+//! poll in its default order ([`Poller::by_update_time`] says which), and
+//! when the task counts disagree with the statuses seen, the poll reads
+//! every page (which is also how a deleted task is noticed, each one
+//! confirmed by a get).
 //!
 //! ```no_run
 //! # async fn run(client: vidplat::Client) -> Result<(), Box<dyn std::error::Error>> {
@@ -17,7 +31,7 @@
 //! let mut events = Box::pin(client.watch().tasks(cursor.clone()));
 //! while let Some(event) = events.next().await {
 //!     let event = event?;
-//!     println!("{} task {}: {:?} -> {}", event.kind, event.task_id, event.before, event.after);
+//!     println!("{}: {:?} -> {}", event.id, event.before, event.after);
 //!     cursor.record(&event);
 //!     cursor.save(path)?;
 //! }
@@ -25,22 +39,26 @@
 //! ```
 
 use crate::Error;
-use futures_util::stream::{self, Stream, TryStreamExt as _};
+use futures_util::stream::{self, Stream};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// What a watch has seen: each task's last status.
+/// What a watch has seen: each thing's last state, by key (`task.7`,
+/// `import.3`, `content.intro`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cursor {
-    tasks: BTreeMap<i64, String>,
+    seen: BTreeMap<String, String>,
 }
 
-/// The most bytes of a cursor file read (a task a line of JSON).
+/// The most bytes of a cursor file read.
 const MAX_CURSOR: u64 = 64 << 20;
+
+/// The state an event for a deleted thing carries: the cursor forgets it.
+const DELETED: &str = "deleted";
 
 impl Cursor {
     /// The cursor saved at `path`, or an empty one when there is none. A
@@ -65,7 +83,44 @@ impl Cursor {
 
     /// Takes `event` as handled: a later watch from this cursor does not yield it again.
     pub fn record(&mut self, event: &Event) {
-        self.tasks.insert(event.task_id, event.after.clone());
+        let key = event.subject.key();
+        match event.id.strip_prefix(&key).and_then(|rest| rest.strip_prefix('.')) {
+            Some(DELETED) => {
+                self.seen.remove(&key);
+            }
+            Some(state) => {
+                self.seen.insert(key, state.to_owned());
+            }
+            None => {}
+        }
+    }
+
+    /// The keys of one kind of thing (`task.`) this cursor holds.
+    fn keys_of<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a String> + 'a {
+        self.seen.keys().filter(move |key| key.starts_with(prefix))
+    }
+}
+
+/// What an event is about.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Subject {
+    /// A transcoding task.
+    TaskId(i64),
+    /// A CSV import job.
+    ImportId(i64),
+    /// A content of the video management service, by its name (unique, fixed).
+    ContentName(String),
+}
+
+impl Subject {
+    /// `task.7`, `import.3`, `content.intro`: the start of the event ids about it.
+    pub fn key(&self) -> String {
+        match self {
+            Subject::TaskId(id) => format!("task.{id}"),
+            Subject::ImportId(id) => format!("import.{id}"),
+            Subject::ContentName(name) => format!("content.{name}"),
+        }
     }
 }
 
@@ -75,19 +130,50 @@ pub struct Event {
     /// The same for the same change seen again (`task.7.ready`): a receiver
     /// that has it already has handled it.
     pub id: String,
-    /// `task.ready`, `task.failed` or `task.canceled` when the task ended so,
-    /// else `task.status_changed`.
+    /// `task.ready`, `task.failed`, `task.canceled`, `task.status_changed`,
+    /// `task.deleted`; `import.created`, `import.progressed`,
+    /// `import.finished`, `import.deleted`; `content.created`,
+    /// `content.status_changed`, `content.updated`, `content.deleted`.
     #[serde(rename = "type")]
     pub kind: String,
-    /// The task.
-    pub task_id: i64,
-    /// The status the cursor held (`None`: the task is new to it).
+    /// What changed (`task_id`, `import_id` or `content_name` in JSON).
+    #[serde(flatten)]
+    pub subject: Subject,
+    /// The state the cursor held (`None`: new to it).
     pub before: Option<String>,
-    /// The status seen.
+    /// The state seen: a task's status, an import job's `in_progress` or
+    /// `finished`, a content's status; `deleted` when it is gone.
     pub after: String,
     /// The task's error code, when it failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_code: Option<i64>,
+    /// More of what was seen: an import job's `import_status` and
+    /// `task_status`, a content's `encode_status` and `updated_at`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<serde_json::Value>,
+}
+
+/// What a watch polls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The encoder's tasks.
+    Tasks,
+    /// The encoder's CSV import jobs.
+    Imports,
+    /// Video management's contents.
+    #[cfg(feature = "vms")]
+    Contents,
+}
+
+impl Source {
+    fn prefix(self) -> &'static str {
+        match self {
+            Source::Tasks => "task.",
+            Source::Imports => "import.",
+            #[cfg(feature = "vms")]
+            Source::Contents => "content.",
+        }
+    }
 }
 
 /// Watching the account's changes ([`crate::Client::watch`]).
@@ -96,6 +182,7 @@ pub struct Watch<'c> {
     client: &'c crate::Client,
     interval: Duration,
     calls: Arc<AtomicU64>,
+    by_update_time: bool,
 }
 
 impl crate::Client {
@@ -106,6 +193,7 @@ impl crate::Client {
             client: self,
             interval: Duration::from_secs(2),
             calls: Arc::default(),
+            by_update_time: true,
         }
     }
 }
@@ -126,64 +214,424 @@ impl<'c> Watch<'c> {
         self
     }
 
+    /// `false`: never ask the lists to sort by `updated_at` (an assumption,
+    /// see the module's docs), read every page at every poll instead.
+    #[must_use]
+    pub fn sort_by_update_time(mut self, yes: bool) -> Self {
+        self.by_update_time = yes;
+        self
+    }
+
+    /// A poller of `source` from `cursor`, for a caller that paces the polls itself.
+    pub fn poller(&self, source: Source, cursor: Cursor) -> Poller<'c> {
+        Poller {
+            client: self.client,
+            source,
+            seen: cursor,
+            calls: Arc::clone(&self.calls),
+            by_update_time: self.by_update_time,
+            watermark: None,
+        }
+    }
+
     /// Every change of a task's status from what `cursor` holds, poll after
     /// poll (the first poll at once), without end; an error ends it.
     pub fn tasks(self, cursor: Cursor) -> impl Stream<Item = Result<Event, Error>> + 'c {
-        let state = (self, cursor, VecDeque::<Event>::new(), true);
-        stream::try_unfold(state, |(watch, mut seen, mut pending, mut first)| async move {
+        self.stream(Source::Tasks, cursor)
+    }
+
+    /// Every change of a CSV import job, as [`Watch::tasks`].
+    pub fn imports(self, cursor: Cursor) -> impl Stream<Item = Result<Event, Error>> + 'c {
+        self.stream(Source::Imports, cursor)
+    }
+
+    /// Every change of a content, as [`Watch::tasks`].
+    #[cfg(feature = "vms")]
+    pub fn contents(self, cursor: Cursor) -> impl Stream<Item = Result<Event, Error>> + 'c {
+        self.stream(Source::Contents, cursor)
+    }
+
+    fn stream(self, source: Source, cursor: Cursor) -> impl Stream<Item = Result<Event, Error>> + 'c {
+        let poller = self.poller(source, cursor);
+        let state = (poller, self.interval, VecDeque::<Event>::new(), true);
+        stream::try_unfold(state, |(mut poller, interval, mut pending, mut first)| async move {
             loop {
                 if let Some(event) = pending.pop_front() {
-                    return Ok(Some((event, (watch, seen, pending, first))));
+                    return Ok(Some((event, (poller, interval, pending, first))));
                 }
                 if !first {
-                    tokio::time::sleep(watch.interval).await;
+                    tokio::time::sleep(interval).await;
                 }
                 first = false;
-                for event in watch.poll(&seen).await? {
-                    seen.record(&event);
-                    pending.push_back(event);
-                }
+                pending.extend(poller.poll().await?);
             }
         })
     }
+}
 
-    /// One poll: the events of every task whose status differs from `seen`'s.
-    async fn poll(&self, seen: &Cursor) -> Result<Vec<Event>, Error> {
-        use crate::Paginate as _;
-        let pages: Vec<_> = self
-            .client
-            .encoder()?
-            .list_tasks()
-            .pages()
-            .inspect_ok(|_| {
-                self.calls.fetch_add(1, Ordering::Relaxed);
-            })
-            .try_collect()
-            .await?;
-        Ok(pages
+/// One source polled on demand ([`Watch::poller`]): each [`Poller::poll`]
+/// returns the changes since the last, already taken as seen by the poller
+/// itself (the caller's cursor is its own to record and save).
+#[derive(Debug)]
+pub struct Poller<'c> {
+    client: &'c crate::Client,
+    source: Source,
+    seen: Cursor,
+    calls: Arc<AtomicU64>,
+    by_update_time: bool,
+    /// The latest `updated_at` seen (`yyyy-mm-dd hh:mm:ss`, which sorts as
+    /// text); `None` until the first poll read every page.
+    watermark: Option<String>,
+}
+
+/// Page size of every list read: the documented maximum.
+const PER_PAGE: i64 = 100;
+/// The most pages one read of a list takes (100,000 things at 100 a page):
+/// a server that never says "last page" cannot hold a poll forever.
+const MAX_PAGES: i64 = 1_000;
+
+/// A thing as one poll saw it.
+struct Seen {
+    subject: Subject,
+    /// Its state as the event id ends (`ready`, `finished`, `p3f2a…`).
+    state: String,
+    /// Its state as shown (`after`).
+    shown: String,
+    updated_at: Option<String>,
+    error_code: Option<i64>,
+    detail: Option<serde_json::Value>,
+}
+
+impl Poller<'_> {
+    /// Whether lists are still asked to sort by `updated_at`: `false` once a
+    /// list refused it (every page is then read at every poll) or when
+    /// [`Watch::sort_by_update_time`] said so.
+    pub fn by_update_time(&self) -> bool {
+        self.by_update_time
+    }
+
+    /// One poll: the changes from what this poller has seen, in the order
+    /// of their `updated_at`, then of their subjects.
+    pub async fn poll(&mut self) -> Result<Vec<Event>, Error> {
+        let events = match self.source {
+            Source::Tasks => self.poll_tasks().await?,
+            Source::Imports => {
+                let listed = self.imports().await?;
+                self.changes(listed, true).await?
+            }
+            #[cfg(feature = "vms")]
+            Source::Contents => {
+                let listed = self.contents().await?;
+                // Read whole when it was the first poll or the sort was refused.
+                let whole = self.watermark.is_none() || !self.by_update_time;
+                self.changes(listed, whole).await?
+            }
+        };
+        Ok(events)
+    }
+
+    async fn poll_tasks(&mut self) -> Result<Vec<Event>, Error> {
+        let counts = self.count(self.client.encoder()?.get_task_counts().send().await)?;
+        let whole = self.watermark.is_none() || !self.by_update_time;
+        let listed = self.tasks(whole).await?;
+        // A refused sort made that read whole.
+        let whole = whole || !self.by_update_time;
+        let mut events = self.changes(listed, whole).await?;
+        if !whole && !self.tallies_with(&counts) {
+            // A change the order by update time did not show (a deleted
+            // task, or a status change that kept `updated_at`).
+            let listed = self.tasks(true).await?;
+            events.extend(self.changes(listed, true).await?);
+        }
+        Ok(events)
+    }
+
+    /// Counts a call that was made, answered or not.
+    fn count<T>(&self, answer: Result<vidplat_core::Response<T>, vidplat_core::CallFailure>) -> Result<T, Error> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        Ok(answer?.into_inner())
+    }
+
+    /// Whether the statuses seen add up to `counts`, status by status.
+    fn tallies_with(&self, counts: &vidplat_encoder::types::TaskCounts) -> bool {
+        let mut tally = BTreeMap::<&str, i64>::new();
+        for key in self.seen.keys_of("task.") {
+            *tally.entry(self.seen.seen[key].as_str()).or_default() += 1;
+        }
+        let expected = [
+            ("waiting", counts.waiting),
+            ("encoding", counts.encoding),
+            ("uploading", counts.uploading),
+            ("ready", counts.ready),
+            ("canceling", counts.canceling),
+            ("canceled", counts.canceled),
+            ("failed", counts.failed),
+        ];
+        expected
+            .iter()
+            .all(|(status, count)| tally.get(status).copied().unwrap_or(0) == count.unwrap_or(0))
+    }
+
+    /// The sort asked for, while the service takes it.
+    fn sort(&self) -> Option<&'static str> {
+        self.by_update_time.then_some("updated_at|desc")
+    }
+
+    /// Whether `error` refuses the sort asked for (a 400 or 422 to a sorted
+    /// list): the watch then lists in the default order.
+    fn refuses_sort(&mut self, error: &Error) -> bool {
+        let refused = self.by_update_time && matches!(error.status(), Some(400 | 422));
+        if refused {
+            self.by_update_time = false;
+        }
+        refused
+    }
+
+    /// The tasks listed: every page when `whole`, else the pages down to the
+    /// first task older than the watermark.
+    async fn tasks(&mut self, whole: bool) -> Result<Vec<Seen>, Error> {
+        let encoder = self.client.encoder()?;
+        let mut listed = Vec::new();
+        let mut page = 1;
+        while page <= MAX_PAGES {
+            let mut request = encoder.list_tasks().page(page).per_page(PER_PAGE);
+            if let Some(sort) = self.sort() {
+                request = request.sort(sort);
+            }
+            let answer = match self.count(request.send().await) {
+                Err(error) if self.refuses_sort(&error) => return Box::pin(self.tasks(true)).await,
+                answer => answer?,
+            };
+            let last = answer.data.is_empty() || answer.last_page.is_none_or(|last| page >= last);
+            let reached_older = self.reached_older(answer.data.iter().map(|task| &task.updated_at));
+            listed.extend(answer.data.into_iter().filter_map(|task| {
+                let (id, status) = (task.id?, task.status.as_ref()?.to_string());
+                Some(Seen {
+                    subject: Subject::TaskId(id),
+                    error_code: task.error_code.filter(|_| status == "failed"),
+                    shown: status.clone(),
+                    state: status,
+                    updated_at: task.updated_at.map(|t| t.to_string()),
+                    detail: None,
+                })
+            }));
+            if last || (!whole && reached_older) {
+                break;
+            }
+            page += 1;
+        }
+        Ok(listed)
+    }
+
+    /// The contents listed, as [`Poller::tasks`] (a page is the last when not `truncated`).
+    #[cfg(feature = "vms")]
+    async fn contents(&mut self) -> Result<Vec<Seen>, Error> {
+        let whole = self.watermark.is_none() || !self.by_update_time;
+        let vms = self.client.vms()?;
+        let mut listed = Vec::new();
+        let mut page = 1;
+        while page <= MAX_PAGES {
+            let mut request = vms.list_contents().page(page).per_page(PER_PAGE);
+            if let Some(sort) = self.sort() {
+                request = request.sort(sort);
+            }
+            let answer = match self.count(request.send().await) {
+                Err(error) if self.refuses_sort(&error) => return Box::pin(self.contents()).await,
+                answer => answer?,
+            };
+            let last = answer.data.is_empty() || answer.truncated != Some(true);
+            let reached_older = self.reached_older(answer.data.iter().map(|content| &content.updated_at));
+            listed.extend(answer.data.into_iter().filter_map(|content| {
+                let name = content.name?;
+                let status = content.status.as_ref().map_or_else(String::new, ToString::to_string);
+                let encode_status = content.encode_status.as_ref().map(ToString::to_string);
+                let updated_at = content.updated_at.map(|t| t.to_string());
+                let stamp: String = updated_at
+                    .iter()
+                    .flat_map(|t| t.chars())
+                    .filter(char::is_ascii_digit)
+                    .collect();
+                Some(Seen {
+                    subject: Subject::ContentName(name),
+                    state: format!("{status}.{}.{stamp}", encode_status.as_deref().unwrap_or_default()),
+                    shown: status,
+                    detail: Some(serde_json::json!({"encode_status": encode_status, "updated_at": updated_at})),
+                    updated_at,
+                    error_code: None,
+                })
+            }));
+            if last || (!whole && reached_older) {
+                break;
+            }
+            page += 1;
+        }
+        Ok(listed)
+    }
+
+    /// The CSV import jobs: one unpaged list.
+    async fn imports(&mut self) -> Result<Vec<Seen>, Error> {
+        let answer = self.count(self.client.encoder()?.list_task_imports().send().await)?;
+        Ok(answer
+            .data
             .into_iter()
-            .flat_map(|page| page.data)
-            .filter_map(|task| {
-                let (task_id, after) = (task.id?, task.status.as_ref()?.to_string());
-                let before = seen.tasks.get(&task_id).cloned();
-                if before.as_deref() == Some(after.as_str()) {
-                    return None;
-                }
-                let kind = match after.as_str() {
-                    "ready" | "failed" | "canceled" => format!("task.{after}"),
-                    _ => "task.status_changed".to_owned(),
-                };
-                Some(Event {
-                    id: format!("task.{task_id}.{after}"),
-                    kind,
-                    task_id,
-                    before,
-                    error_code: task.error_code.filter(|_| after == "failed"),
-                    after,
+            .filter_map(|job| {
+                let id = job.id?;
+                let finished = crate::waiters::import_tasks_finished(&job);
+                let detail = serde_json::json!({"import_status": job.import_status, "task_status": job.task_status});
+                let shown = if finished { "finished" } else { "in_progress" };
+                Some(Seen {
+                    subject: Subject::ImportId(id),
+                    state: match finished {
+                        true => shown.to_owned(),
+                        false => format!("p{:016x}", fingerprint(&detail.to_string())),
+                    },
+                    shown: shown.to_owned(),
+                    updated_at: job.updated_at.map(|t| t.to_string()),
+                    error_code: None,
+                    detail: Some(detail),
                 })
             })
             .collect())
     }
+
+    /// Whether a page of `updated_at`s reaches back before the watermark.
+    fn reached_older<'t>(&self, mut updated: impl Iterator<Item = &'t Option<vidplat_core::Timestamp>>) -> bool {
+        let Some(watermark) = &self.watermark else { return false };
+        updated.any(|at| at.as_ref().is_some_and(|at| at.to_string() < *watermark))
+    }
+
+    /// The events of `listed` against what was seen, taken as seen. When the
+    /// list was read `whole`, a thing seen before and missing from it is
+    /// gone (a task confirmed by a get first: a deletion during the read may
+    /// have moved it past a page).
+    async fn changes(&mut self, listed: Vec<Seen>, whole: bool) -> Result<Vec<Event>, Error> {
+        let mut listed = listed;
+        if whole {
+            let present: BTreeSet<String> = listed.iter().map(|seen| seen.subject.key()).collect();
+            let missing: Vec<String> = self
+                .seen
+                .keys_of(self.source.prefix())
+                .filter(|key| !present.contains(*key))
+                .cloned()
+                .collect();
+            for key in missing {
+                listed.push(self.gone(&key).await?);
+            }
+        }
+        if let Some(newest) = listed.iter().filter_map(|seen| seen.updated_at.clone()).max() {
+            if self.watermark.as_ref().is_none_or(|mark| newest > *mark) {
+                self.watermark = Some(newest);
+            }
+        }
+        if self.watermark.is_none() {
+            // Read whole once: later polls may read only what changed.
+            self.watermark = Some(String::new());
+        }
+        listed.sort_by(|a, b| (&a.updated_at, &a.subject).cmp(&(&b.updated_at, &b.subject)));
+        let mut events = Vec::new();
+        for seen in listed {
+            let key = seen.subject.key();
+            let before = self.seen.seen.get(&key).cloned();
+            if before.as_deref() == Some(seen.state.as_str()) || (before.is_none() && seen.state == DELETED) {
+                continue;
+            }
+            let event = Event {
+                id: format!("{key}.{}", seen.state),
+                kind: self.kind(&seen, before.as_deref()),
+                before: before.map(|state| shown(self.source, &state)),
+                subject: seen.subject,
+                after: seen.shown,
+                error_code: seen.error_code,
+                detail: seen.detail,
+            };
+            self.seen.record(&event);
+            events.push(event);
+        }
+        Ok(events)
+    }
+
+    /// What a thing missing from a whole list is: deleted, or (a task a get
+    /// still finds) as the get reads it.
+    async fn gone(&mut self, key: &str) -> Result<Seen, Error> {
+        let deleted = |subject| Seen {
+            subject,
+            state: DELETED.to_owned(),
+            shown: DELETED.to_owned(),
+            updated_at: None,
+            error_code: None,
+            detail: None,
+        };
+        let id = key.rsplit_once('.').map_or("", |(_, id)| id);
+        match self.source {
+            Source::Tasks => {
+                let Ok(id) = id.parse::<i64>() else {
+                    return Ok(deleted(Subject::TaskId(0)));
+                };
+                match self.count(self.client.encoder()?.get_task().task_id(id).send().await) {
+                    Ok(task) => {
+                        let status = task.status.as_ref().map_or_else(String::new, ToString::to_string);
+                        Ok(Seen {
+                            subject: Subject::TaskId(id),
+                            error_code: task.error_code.filter(|_| status == "failed"),
+                            shown: status.clone(),
+                            state: status,
+                            updated_at: task.updated_at.map(|t| t.to_string()),
+                            detail: None,
+                        })
+                    }
+                    Err(error) if error.status() == Some(404) => Ok(deleted(Subject::TaskId(id))),
+                    Err(error) => Err(error),
+                }
+            }
+            Source::Imports => Ok(deleted(Subject::ImportId(id.parse().unwrap_or(0)))),
+            #[cfg(feature = "vms")]
+            Source::Contents => Ok(deleted(Subject::ContentName(
+                key.strip_prefix("content.").unwrap_or(key).to_owned(),
+            ))),
+        }
+    }
+
+    fn kind(&self, seen: &Seen, before: Option<&str>) -> String {
+        let after = seen.state.as_str();
+        let name = match (self.source, after) {
+            (_, DELETED) => DELETED,
+            (Source::Tasks, "ready" | "failed" | "canceled") => after,
+            (Source::Tasks, _) => "status_changed",
+            (Source::Imports, "finished") => "finished",
+            (Source::Imports, _) if before.is_none() => "created",
+            (Source::Imports, _) => "progressed",
+            #[cfg(feature = "vms")]
+            (Source::Contents, _) if before.is_none() => "created",
+            #[cfg(feature = "vms")]
+            (Source::Contents, _) => {
+                let status_of = |state: &str| state.rsplit_once('.').map(|(status, _)| status.to_owned());
+                match status_of(after) == before.and_then(status_of) {
+                    true => "updated",
+                    false => "status_changed",
+                }
+            }
+        };
+        format!("{}{name}", self.source.prefix())
+    }
+}
+
+/// A state as an event shows it (`before`): a task's status as it is, an
+/// import job's progress as `in_progress`, a content's status alone.
+fn shown(source: Source, state: &str) -> String {
+    match source {
+        Source::Tasks => state.to_owned(),
+        Source::Imports if state == "finished" => state.to_owned(),
+        Source::Imports => "in_progress".to_owned(),
+        #[cfg(feature = "vms")]
+        Source::Contents => state.split('.').next().unwrap_or_default().to_owned(),
+    }
+}
+
+/// FNV-1a: a short, stable name for an import job's progress (not a secret).
+fn fingerprint(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 #[cfg(test)]
@@ -214,16 +662,40 @@ mod tests {
 
         let path = dir.join("tasks.cursor");
         let mut cursor = Cursor::default();
-        cursor.record(&Event {
-            id: "task.7.ready".to_owned(),
-            kind: "task.ready".to_owned(),
-            task_id: 7,
-            before: Some("uploading".to_owned()),
-            after: "ready".to_owned(),
-            error_code: None,
-        });
+        cursor.record(&event("task.7.ready", Subject::TaskId(7)));
+        cursor.record(&event(
+            "content.intro.PUBLIC.COMPLETED.20261128120000",
+            Subject::ContentName("intro".into()),
+        ));
         cursor.save(&path).expect("saved");
         assert_eq!(Cursor::load(&path).expect("read back"), cursor);
+        assert_eq!(cursor.seen["task.7"], "ready");
+        assert_eq!(cursor.seen["content.intro"], "PUBLIC.COMPLETED.20261128120000");
+        cursor.record(&event("task.7.deleted", Subject::TaskId(7)));
+        assert!(!cursor.seen.contains_key("task.7"), "a deleted task is forgotten");
         std::fs::remove_dir_all(&dir).expect("removed");
+    }
+
+    fn event(id: &str, subject: Subject) -> Event {
+        Event {
+            id: id.to_owned(),
+            kind: String::new(),
+            subject,
+            before: None,
+            after: String::new(),
+            error_code: None,
+            detail: None,
+        }
+    }
+
+    #[test]
+    fn an_event_names_its_subject_by_a_member_of_its_own() {
+        let json = serde_json::to_value(event("content.intro.x", Subject::ContentName("intro".into()))).expect("json");
+        assert_eq!(json["content_name"], "intro");
+        let back: Event = serde_json::from_value(serde_json::json!({
+            "id": "task.7.ready", "type": "task.ready", "task_id": 7, "before": "uploading", "after": "ready"
+        }))
+        .expect("read back");
+        assert_eq!(back.subject, Subject::TaskId(7));
     }
 }

@@ -29,6 +29,7 @@ mod ops_vms_catalog;
 mod ops_vms_media;
 mod prism;
 mod setters;
+mod watch;
 
 mod generated_requests;
 mod generated_surface;

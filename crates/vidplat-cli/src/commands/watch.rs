@@ -1,143 +1,227 @@
-//! `vidplat watch tasks`: each change of a task's status as a JSON line on
+//! `vidplat watch tasks|imports|contents`: each change as a JSON line on
 //! stdout ([`vidplat::watch`]), a cursor file so that a restart repeats
-//! nothing handled, and the calls the polling makes on stderr.
+//! nothing handled, a command run or a signed webhook sent for each event,
+//! and the calls the polling makes on stderr.
 
 use super::Invocation;
 use crate::failure::Failure;
-use clap::{Arg, Command};
+use clap::{Arg, ArgAction, ArgMatches, Command};
 use futures::StreamExt as _;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use vidplat::watch::Cursor;
+use vidplat::watch::{Cursor, Event, Source};
+use vidplat::webhooks::WebhookSecret;
 
 pub fn define(command: Command) -> Command {
     command
         .about("Changes as events, out of polling: one JSON line per change seen")
         .subcommand_required(true)
-        .subcommand(
-            Command::new("tasks")
-                .about(
-                    "Each change of a task's status: one JSON line per change seen (id, type, task_id, before, after)",
-                )
-                .long_about(
-                    "Each change of a task's status, as one JSON line per change seen: `id` (the same for the \
-                     same change: `task.7.ready`), `type` (`task.ready`, `task.failed` with `error_code`, \
-                     `task.canceled`, else `task.status_changed`), `task_id`, `before` and `after`. A status a \
-                     task passed through between two polls is not invented. Each poll lists the tasks (a call \
-                     a page); the calls made are said on stderr each minute. With --cursor, each event is \
-                     recorded once printed: a restart repeats nothing printed (a crash may repeat the last).",
-                )
-                .arg(
-                    Arg::new("interval")
-                        .long("interval")
-                        .value_name("DURATION")
-                        .value_parser(humantime::parse_duration)
-                        .help("The pause between polls [default: 2s; the documents give no rate]"),
-                )
-                .arg(
-                    Arg::new("cursor")
-                        .long("cursor")
-                        .value_name("FILE")
-                        .help("Where what was seen is kept (owner only): a restart goes on from it"),
-                )
-                .arg(
-                    Arg::new("exec")
-                        .long("exec")
-                        .value_name("COMMAND")
-                        .help("Run COMMAND for each event, the event's JSON line on its stdin (split as a shell splits words, never run by a shell, nothing put into it), one at a time; the event is recorded once it ended, a failure said on stderr"),
-                )
-                .arg(
-                    Arg::new("count")
-                        .long("count")
-                        .value_name("N")
-                        .value_parser(clap::value_parser!(u64).range(1..))
-                        .help("Stop after N events"),
-                )
-                .arg(
-                    Arg::new("for")
-                        .long("for")
-                        .value_name("DURATION")
-                        .value_parser(humantime::parse_duration)
-                        .help("Stop after this long"),
-                )
-                .after_help(
-                    "Examples:\n  \
-                     vidplat watch tasks --cursor tasks.cursor\n  \
-                     vidplat watch tasks --exec './notify.sh --channel ops'\n  \
-                     vidplat watch tasks --interval 10s | jq -c 'select(.type == \"task.failed\")'",
-                ),
+        .subcommand(source(
+            "tasks",
+            "Each change of a task's status",
+            "`type` is `task.ready`, `task.failed` (with `error_code`), `task.canceled`, \
+             `task.status_changed` or `task.deleted`; `task_id`, `before` and `after` are statuses. A poll \
+             costs the task counts and the first page of the tasks sorted by `updated_at` (an assumption: \
+             the documents name no sort column but created_at; when the service refuses it, every page is \
+             read at every poll); when the counts disagree with the statuses seen, every page is read.",
+            "vidplat watch tasks --cursor tasks.cursor\n  \
+             vidplat watch tasks --exec './notify.sh --channel ops' --parallel 4\n  \
+             vidplat watch tasks --forward-to http://127.0.0.1:8000/hooks --secret-file hook.secret\n  \
+             vidplat watch tasks --interval 10s | jq -c 'select(.type == \"task.failed\")'",
+        ))
+        .subcommand(source(
+            "imports",
+            "Each change of a CSV import job",
+            "`type` is `import.created`, `import.progressed`, `import.finished` or `import.deleted`; \
+             `import_id`; `after` is `in_progress` or `finished`, `detail` the job's `import_status` and \
+             `task_status` (whose members the documents do not show: finished is read as no task \
+             waiting, encoding, uploading or canceling). A poll is one call.",
+            "vidplat watch imports --count 1 | jq -r .import_id",
+        ))
+        .subcommand(source(
+            "contents",
+            "Each change of a content of the video management service",
+            "`type` is `content.created`, `content.status_changed` (status or encode_status), \
+             `content.updated` or `content.deleted` (seen on the first poll of a watch only); \
+             `content_name`; `after` is the status, `detail` the encode_status and updated_at. A poll costs \
+             the first page of the contents sorted by `updated_at` (an assumption, as for tasks).",
+            "vidplat watch contents --cursor contents.cursor",
+        ))
+}
+
+/// One source's command: the flags every watch takes.
+fn source(name: &'static str, about: &'static str, what: &'static str, examples: &'static str) -> Command {
+    let value = |name: &'static str, value_name: &'static str, help: &'static str| {
+        Arg::new(name).long(name).value_name(value_name).help(help)
+    };
+    Command::new(name)
+        .about(format!("{about}: one JSON line per change seen"))
+        .long_about(format!(
+            "{about}, as one JSON line per change seen: `id` (the same for the same change, so that a receiver \
+             seeing it twice knows it), `type`, the subject, `before` and `after`. {what} A state passed \
+             through between two polls is not invented. The calls made are said on stderr each minute. With \
+             --cursor, each event is recorded once handled: a restart repeats nothing handled (a crash may \
+             repeat the last)."
+        ))
+        .arg(
+            value(
+                "interval",
+                "DURATION",
+                "The pause between polls [default: 2s; the documents give no rate]",
+            )
+            .value_parser(humantime::parse_duration),
         )
+        .arg(value(
+            "cursor",
+            "FILE",
+            "Where what was seen is kept (owner only): a restart goes on from it",
+        ))
+        .arg(value(
+            "exec",
+            "COMMAND",
+            "Run COMMAND for each event, the event's JSON line on its stdin (split as a shell splits words, \
+             never run by a shell, nothing put into it); the event is recorded once it ended, a failure said \
+             on stderr",
+        ))
+        .arg(
+            value(
+                "parallel",
+                "N",
+                "How many events are handled at once (--exec, --forward-to), never two of one subject [default: 1]",
+            )
+            .value_parser(clap::value_parser!(u64).range(1..=64)),
+        )
+        .arg(value(
+            "forward-to",
+            "URL",
+            "POST each event to URL as a Standard Webhooks message (`webhook-id`, `webhook-timestamp`, \
+             `webhook-signature`); https, or http to a loopback address; retried with backoff, then written \
+             to the --dead-letter file",
+        ))
+        .arg(value(
+            "secret-file",
+            "FILE",
+            "The `whsec_…` secret --forward-to signs with [default: the profile's `webhook_secret` in \
+             credentials.toml]; never taken on the command line",
+        ))
+        .arg(
+            value(
+                "tries",
+                "N",
+                "How many times --forward-to sends an event before giving up on it [default: 5]",
+            )
+            .value_parser(clap::value_parser!(u32).range(1..=20)),
+        )
+        .arg(value(
+            "dead-letter",
+            "FILE",
+            "Where an event --forward-to could not deliver is appended, a JSON line each [default: \
+             vidplat-dead-letters.ndjson]",
+        ))
+        .arg(
+            Arg::new("by-creation")
+                .long("by-creation")
+                .action(ArgAction::SetTrue)
+                .help("Never ask the list sorted by updated_at: read every page at every poll"),
+        )
+        .arg(value("count", "N", "Stop after N events").value_parser(clap::value_parser!(u64).range(1..)))
+        .arg(value("for", "DURATION", "Stop after this long").value_parser(humantime::parse_duration))
+        .after_help(format!("Examples:\n  {examples}"))
 }
 
 pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
-    let Some(("tasks", matches)) = invocation.matches.subcommand() else {
-        return Err(Failure::invalid("watch", "needs a subcommand"));
+    let (source, matches) = match invocation.matches.subcommand() {
+        Some(("tasks", matches)) => (Source::Tasks, matches),
+        Some(("imports", matches)) => (Source::Imports, matches),
+        Some(("contents", matches)) => (Source::Contents, matches),
+        _ => return Err(Failure::invalid("watch", "needs a subcommand")),
     };
+    let handlers = Handlers::from(matches, invocation.global)?;
     let client = invocation.client()?;
-    let cursor_path = matches.get_one::<String>("cursor").map(std::path::PathBuf::from);
+    let cursor_path = matches.get_one::<String>("cursor").map(PathBuf::from);
     let mut cursor = match &cursor_path {
         Some(path) => Cursor::load(path).map_err(|e| Failure::Setup(format!("--cursor {}: {e}", path.display())))?,
         None => Cursor::default(),
     };
     let calls = Arc::new(AtomicU64::new(0));
-    let mut watch = client.watch().count_calls(Arc::clone(&calls));
-    if let Some(interval) = matches.get_one::<Duration>("interval") {
-        watch = watch.interval(*interval);
-    }
-    let exec = match matches.get_one::<String>("exec") {
-        Some(command) => match shlex::split(command) {
-            Some(words) if !words.is_empty() => Some(words),
-            _ => {
-                return Err(Failure::invalid(
-                    "--exec",
-                    "is no command (empty, or a quote left open)",
-                ))
-            }
-        },
-        None => None,
-    };
+    let by_creation = matches.get_flag("by-creation");
+    let watch = client
+        .watch()
+        .count_calls(Arc::clone(&calls))
+        .sort_by_update_time(!by_creation);
+    let mut poller = watch.poller(source, cursor.clone());
+    let interval = matches
+        .get_one::<Duration>("interval")
+        .copied()
+        .unwrap_or(Duration::from_secs(2));
     let limit = matches.get_one::<u64>("count").copied().unwrap_or(u64::MAX);
+    let parallel = matches.get_one::<u64>("parallel").copied().unwrap_or(1);
     let until = matches.get_one::<Duration>("for").map(|d| Instant::now() + *d);
     let io = invocation.io;
-    let mut events = Box::pin(watch.tasks(cursor.clone()));
-    let (mut printed, mut minute, mut calls_before) = (0u64, Instant::now(), 0u64);
-    while printed < limit {
-        let next = match until {
-            Some(until) => match tokio::time::timeout_at(until.into(), events.next()).await {
-                Ok(next) => next,
+    let (mut printed, mut minute, mut calls_before, mut said_fallback) = (0u64, Instant::now(), 0u64, by_creation);
+    loop {
+        let polled = match until {
+            Some(until) => match tokio::time::timeout_at(until.into(), poller.poll()).await {
+                Ok(polled) => polled,
                 Err(_) => break,
             },
-            None => events.next().await,
+            None => poller.poll().await,
         };
-        let Some(event) = next else { break };
-        let event = event?;
-        let mut line = serde_json::to_vec(&event).map_err(|e| Failure::Output(std::io::Error::other(e)))?;
-        line.push(b'\n');
-        io.stdout.write_all(&line)?;
+        let mut events = polled?;
+        if !poller.by_update_time() && !said_fallback {
+            said_fallback = true;
+            writeln!(
+                io.stderr,
+                "watch: the list refused the sort by updated_at: every page is read at every poll"
+            )?;
+        }
+        events.truncate(usize::try_from(limit - printed).unwrap_or(usize::MAX));
+        let mut lines = Vec::with_capacity(events.len());
+        for event in events {
+            let mut line = serde_json::to_vec(&event).map_err(|e| Failure::Output(std::io::Error::other(e)))?;
+            line.push(b'\n');
+            io.stdout.write_all(&line)?;
+            lines.push((event, line));
+        }
         io.stdout.flush()?;
-        printed += 1;
-        if let Some(words) = &exec {
-            if let Err(why) = run_for(words, &line).await {
+        printed += lines.len() as u64;
+        // One poll's events are of distinct subjects: any of them may run beside another.
+        let mut handled = futures::stream::iter(lines)
+            .map(|(event, line)| {
+                let handlers = &handlers;
+                async move {
+                    let failures = handlers.handle(&event, &line).await;
+                    (event, failures)
+                }
+            })
+            .buffer_unordered(usize::try_from(parallel).unwrap_or(1));
+        while let Some((event, failures)) = handled.next().await {
+            for why in failures {
                 writeln!(
                     io.stderr,
-                    "watch: --exec for {}: {}",
+                    "watch: {}: {}",
                     vidplat_core::escape_controls(&event.id),
-                    vidplat_core::escape_controls(&why)
+                    why
                 )?;
             }
-        }
-        if let Some(path) = &cursor_path {
-            cursor.record(&event);
-            cursor
-                .save(path)
-                .map_err(|e| Failure::Setup(format!("--cursor {}: {e}", path.display())))?;
+            if let Some(path) = &cursor_path {
+                cursor.record(&event);
+                cursor
+                    .save(path)
+                    .map_err(|e| Failure::Setup(format!("--cursor {}: {e}", path.display())))?;
+            }
         }
         if minute.elapsed() >= Duration::from_secs(60) {
             let total = calls.load(Ordering::Relaxed);
             writeln!(io.stderr, "watch: {} call(s) in the last minute", total - calls_before)?;
             (minute, calls_before) = (Instant::now(), total);
         }
+        if printed >= limit || until.is_some_and(|until| Instant::now() + interval >= until) {
+            break;
+        }
+        tokio::time::sleep(interval).await;
     }
     writeln!(
         io.stderr,
@@ -145,6 +229,57 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         calls.load(Ordering::Relaxed)
     )?;
     Ok(())
+}
+
+/// What is done with each event beside printing it.
+struct Handlers {
+    exec: Option<Vec<String>>,
+    forward: Option<Forward>,
+}
+
+impl Handlers {
+    fn from(matches: &ArgMatches, global: &ArgMatches) -> Result<Self, Failure> {
+        let exec = match matches.get_one::<String>("exec") {
+            Some(command) => match shlex::split(command) {
+                Some(words) if !words.is_empty() => Some(words),
+                _ => {
+                    return Err(Failure::invalid(
+                        "--exec",
+                        "is no command (empty, or a quote left open)",
+                    ))
+                }
+            },
+            None => None,
+        };
+        let forward = match matches.get_one::<String>("forward-to") {
+            Some(url) => Some(Forward::new(url, matches, global)?),
+            None => {
+                for flag in ["secret-file", "tries", "dead-letter"] {
+                    if matches.contains_id(flag) && matches.value_source(flag).is_some() {
+                        return Err(Failure::invalid(format!("--{flag}"), "applies only with --forward-to"));
+                    }
+                }
+                None
+            }
+        };
+        Ok(Self { exec, forward })
+    }
+
+    /// Runs the command and sends the webhook for `event`; why each failed.
+    async fn handle(&self, event: &Event, line: &[u8]) -> Vec<String> {
+        let mut failures = Vec::new();
+        if let Some(words) = &self.exec {
+            if let Err(why) = run_for(words, line).await {
+                failures.push(format!("--exec: {}", vidplat_core::escape_controls(&why)));
+            }
+        }
+        if let Some(forward) = &self.forward {
+            if let Err(why) = forward.send(event, line).await {
+                failures.push(why);
+            }
+        }
+        failures
+    }
 }
 
 /// Runs `words` (a program and its arguments) with `event` on its stdin; why it failed.
@@ -166,4 +301,138 @@ async fn run_for(words: &[String], event: &[u8]) -> Result<(), String> {
         true => Ok(()),
         false => Err(format!("`{program}` ended with {status}")),
     }
+}
+
+/// `--forward-to`: each event POSTed, signed as Standard Webhooks says.
+struct Forward {
+    url: reqwest::Url,
+    secret: WebhookSecret,
+    http: reqwest::Client,
+    tries: u32,
+    dead_letter: PathBuf,
+}
+
+/// The first pause between two tries of a webhook; each next one doubles.
+const FIRST_RETRY: Duration = Duration::from_millis(500);
+/// The longest one try of a webhook may take.
+const FORWARD_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl Forward {
+    fn new(url: &str, matches: &ArgMatches, global: &ArgMatches) -> Result<Self, Failure> {
+        let refuse = |why: &str| Failure::invalid("--forward-to", why);
+        let url = reqwest::Url::parse(url).map_err(|e| refuse(&format!("is not a URL: {e}")))?;
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(refuse(
+                "carries a user or password: the events are signed, not logged in",
+            ));
+        }
+        let loopback = url.host_str().is_some_and(|host| {
+            host == "localhost"
+                || host
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        });
+        match url.scheme() {
+            "https" => {}
+            "http" if loopback => {}
+            _ => return Err(refuse("must be https (or http to a loopback address)")),
+        }
+        let secret = match matches.get_one::<String>("secret-file") {
+            Some(path) => crate::config::read_key_file(path, "--secret-file")?,
+            None => {
+                use secrecy::ExposeSecret as _;
+                let setup = crate::config::Setup::resolve(global)?;
+                let Some(secret) = setup.profile().and_then(|profile| profile.webhook_secret.as_ref()) else {
+                    return Err(Failure::invalid(
+                        "--forward-to",
+                        "needs a secret: --secret-file FILE, or `webhook_secret` in the profile's credentials.toml",
+                    ));
+                };
+                secret.expose_secret().to_owned()
+            }
+        };
+        let secret =
+            WebhookSecret::parse(secret.trim()).map_err(|e| Failure::invalid("--secret-file", e.to_string()))?;
+        let tls = vidplat_core::__private::tls_config().map_err(|e| Failure::Setup(e.to_string()))?;
+        let http = reqwest::Client::builder()
+            .use_preconfigured_tls(tls)
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .timeout(FORWARD_TIMEOUT)
+            .build()
+            .map_err(|e| Failure::Setup(format!("--forward-to: {e}")))?;
+        Ok(Self {
+            url,
+            secret,
+            http,
+            tries: matches.get_one::<u32>("tries").copied().unwrap_or(5),
+            dead_letter: matches
+                .get_one::<String>("dead-letter")
+                .map_or_else(|| PathBuf::from("vidplat-dead-letters.ndjson"), PathBuf::from),
+        })
+    }
+
+    /// Sends `event` until a 2xx answers or the tries are spent; then the
+    /// dead-letter file has it. Every try carries the same id.
+    async fn send(&self, event: &Event, line: &[u8]) -> Result<(), String> {
+        let body = line.strip_suffix(b"\n").unwrap_or(line).to_vec();
+        let mut pause = FIRST_RETRY;
+        let mut why = String::new();
+        for attempt in 1..=self.tries {
+            let timestamp = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| i64::try_from(since.as_secs()).unwrap_or(i64::MAX));
+            let signature = vidplat::webhooks::sign(&self.secret, &event.id, timestamp, &body);
+            let sent = self
+                .http
+                .post(self.url.clone())
+                .header("content-type", "application/json")
+                .header("webhook-id", &event.id)
+                .header("webhook-timestamp", timestamp.to_string())
+                .header("webhook-signature", signature)
+                .body(body.clone())
+                .send()
+                .await;
+            why = match sent {
+                Ok(answer) if answer.status().is_success() => return Ok(()),
+                Ok(answer) => format!("answered {}", answer.status()),
+                Err(error) => vidplat_core::escape_controls(&error.without_url().to_string()).into_owned(),
+            };
+            if attempt < self.tries {
+                tokio::time::sleep(pause).await;
+                pause = pause.saturating_mul(2);
+            }
+        }
+        let kept = append_dead_letter(&self.dead_letter, line);
+        Err(match kept {
+            Ok(()) => format!(
+                "--forward-to: not delivered after {} tries ({why}); written to {}",
+                self.tries,
+                self.dead_letter.display()
+            ),
+            Err(e) => format!(
+                "--forward-to: not delivered after {} tries ({why}), and not written to {}: {e}",
+                self.tries,
+                self.dead_letter.display()
+            ),
+        })
+    }
+}
+
+/// Appends `line` to the dead-letter file, made owner only; a link there is not followed.
+fn append_dead_letter(path: &Path, line: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    if std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file()) {
+        return Err(std::io::Error::other("is not a regular file"));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(line)
 }
