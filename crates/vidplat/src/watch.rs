@@ -391,36 +391,18 @@ impl Poller<'_> {
     /// first task older than the watermark.
     async fn tasks(&mut self, whole: bool) -> Result<Vec<Seen>, Error> {
         let encoder = self.client.encoder()?;
-        let mut listed = Vec::new();
-        let mut page = 1;
-        while page <= MAX_PAGES {
+        self.pages(whole, |page, sort| {
             let mut request = encoder.list_tasks().page(page).per_page(PER_PAGE);
-            if let Some(sort) = self.sort() {
+            if let Some(sort) = sort {
                 request = request.sort(sort);
             }
-            let answer = match self.count(request.send().await) {
-                Err(error) if self.refuses_sort(&error) => return Box::pin(self.tasks(true)).await,
-                answer => answer?,
-            };
-            let last = answer.data.is_empty() || answer.last_page.is_none_or(|last| page >= last);
-            let reached_older = self.reached_older(answer.data.iter().map(|task| &task.updated_at));
-            listed.extend(answer.data.into_iter().filter_map(|task| {
-                let (id, status) = (task.id?, task.status.as_ref()?.to_string());
-                Some(Seen {
-                    subject: Subject::TaskId(id),
-                    error_code: task.error_code.filter(|_| status == "failed"),
-                    shown: status.clone(),
-                    state: status,
-                    updated_at: task.updated_at.map(|t| t.to_string()),
-                    detail: None,
-                })
-            }));
-            if last || (!whole && reached_older) {
-                break;
+            async move {
+                let answer = request.send().await?.into_inner();
+                let last = answer.last_page.is_none_or(|last| page >= last);
+                Ok((answer.data.into_iter().filter_map(task_seen).collect(), last))
             }
-            page += 1;
-        }
-        Ok(listed)
+        })
+        .await
     }
 
     /// The contents listed, as [`Poller::tasks`] (a page is the last when not `truncated`).
@@ -428,38 +410,48 @@ impl Poller<'_> {
     async fn contents(&mut self) -> Result<Vec<Seen>, Error> {
         let whole = self.watermark.is_none() || !self.by_update_time;
         let vms = self.client.vms()?;
-        let mut listed = Vec::new();
-        let mut page = 1;
-        while page <= MAX_PAGES {
+        self.pages(whole, |page, sort| {
             let mut request = vms.list_contents().page(page).per_page(PER_PAGE);
-            if let Some(sort) = self.sort() {
+            if let Some(sort) = sort {
                 request = request.sort(sort);
             }
-            let answer = match self.count(request.send().await) {
-                Err(error) if self.refuses_sort(&error) => return Box::pin(self.contents()).await,
+            async move {
+                let answer = request.send().await?.into_inner();
+                let last = answer.truncated != Some(true);
+                Ok((answer.data.into_iter().filter_map(content_seen).collect(), last))
+            }
+        })
+        .await
+    }
+
+    /// The things of a paged list, page after page from the first (`read`
+    /// gives a page's things and whether it is the last): every page when
+    /// `whole`, else down to the first page reaching back before the
+    /// watermark. A refused sort makes it read every page again, unsorted.
+    async fn pages<F, Page>(&mut self, whole: bool, mut read: F) -> Result<Vec<Seen>, Error>
+    where
+        F: FnMut(i64, Option<&'static str>) -> Page,
+        Page: std::future::Future<Output = Result<(Vec<Seen>, bool), Error>>,
+    {
+        let (mut whole, mut listed, mut page) = (whole, Vec::new(), 1);
+        while page <= MAX_PAGES {
+            let answer = read(page, self.sort()).await;
+            self.calls.fetch_add(1, Ordering::Relaxed);
+            let (things, last) = match answer {
+                Err(error) if self.refuses_sort(&error) => {
+                    (whole, page) = (true, 1);
+                    listed.clear();
+                    continue;
+                }
                 answer => answer?,
             };
-            let last = answer.data.is_empty() || answer.truncated != Some(true);
-            let reached_older = self.reached_older(answer.data.iter().map(|content| &content.updated_at));
-            listed.extend(answer.data.into_iter().filter_map(|content| {
-                let name = content.name?;
-                let status = content.status.as_ref().map_or_else(String::new, ToString::to_string);
-                let encode_status = content.encode_status.as_ref().map(ToString::to_string);
-                let updated_at = content.updated_at.map(|t| t.to_string());
-                let stamp: String = updated_at
+            let reached_older = self.watermark.as_ref().is_some_and(|watermark| {
+                things
                     .iter()
-                    .flat_map(|t| t.chars())
-                    .filter(char::is_ascii_digit)
-                    .collect();
-                Some(Seen {
-                    subject: Subject::ContentName(name),
-                    state: format!("{status}.{}.{stamp}", encode_status.as_deref().unwrap_or_default()),
-                    shown: status,
-                    detail: Some(serde_json::json!({"encode_status": encode_status, "updated_at": updated_at})),
-                    updated_at,
-                    error_code: None,
-                })
-            }));
+                    .any(|seen| seen.updated_at.as_ref().is_some_and(|at| at < watermark))
+            });
+            let last = last || things.is_empty();
+            listed.extend(things);
             if last || (!whole && reached_older) {
                 break;
             }
@@ -492,12 +484,6 @@ impl Poller<'_> {
                 })
             })
             .collect())
-    }
-
-    /// Whether a page of `updated_at`s reaches back before the watermark.
-    fn reached_older<'t>(&self, mut updated: impl Iterator<Item = &'t Option<vidplat_core::Timestamp>>) -> bool {
-        let Some(watermark) = &self.watermark else { return false };
-        updated.any(|at| at.as_ref().is_some_and(|at| at.to_string() < *watermark))
     }
 
     /// The events of `listed` against what was seen, taken as seen. When the
@@ -568,17 +554,7 @@ impl Poller<'_> {
                     return Ok(deleted(Subject::TaskId(0)));
                 };
                 match self.count(self.client.encoder()?.get_task().task_id(id).send().await) {
-                    Ok(task) => {
-                        let status = task.status.as_ref().map_or_else(String::new, ToString::to_string);
-                        Ok(Seen {
-                            subject: Subject::TaskId(id),
-                            error_code: task.error_code.filter(|_| status == "failed"),
-                            shown: status.clone(),
-                            state: status,
-                            updated_at: task.updated_at.map(|t| t.to_string()),
-                            detail: None,
-                        })
-                    }
+                    Ok(task) => Ok(task_seen(task).unwrap_or_else(|| deleted(Subject::TaskId(id)))),
                     Err(error) if error.status() == Some(404) => Ok(deleted(Subject::TaskId(id))),
                     Err(error) => Err(error),
                 }
@@ -613,6 +589,42 @@ impl Poller<'_> {
         };
         format!("{}{name}", self.source.prefix())
     }
+}
+
+/// A task as a poll sees it (none without an id and a status).
+fn task_seen(task: vidplat_encoder::types::Task) -> Option<Seen> {
+    let (id, status) = (task.id?, task.status.as_ref()?.to_string());
+    Some(Seen {
+        subject: Subject::TaskId(id),
+        error_code: task.error_code.filter(|_| status == "failed"),
+        shown: status.clone(),
+        state: status,
+        updated_at: task.updated_at.map(|t| t.to_string()),
+        detail: None,
+    })
+}
+
+/// A content as a poll sees it (none without a name): its state names its
+/// status, encode status and update time, so any update is a change.
+#[cfg(feature = "vms")]
+fn content_seen(content: vidplat_vms::types::ContentSummary) -> Option<Seen> {
+    let name = content.name?;
+    let status = content.status.as_ref().map_or_else(String::new, ToString::to_string);
+    let encode_status = content.encode_status.as_ref().map(ToString::to_string);
+    let updated_at = content.updated_at.map(|t| t.to_string());
+    let stamp: String = updated_at
+        .iter()
+        .flat_map(|t| t.chars())
+        .filter(char::is_ascii_digit)
+        .collect();
+    Some(Seen {
+        subject: Subject::ContentName(name),
+        state: format!("{status}.{}.{stamp}", encode_status.as_deref().unwrap_or_default()),
+        shown: status,
+        detail: Some(serde_json::json!({"encode_status": encode_status, "updated_at": updated_at})),
+        updated_at,
+        error_code: None,
+    })
 }
 
 /// A state as an event shows it (`before`): a task's status as it is, an

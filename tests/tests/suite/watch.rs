@@ -16,12 +16,16 @@ use vidplat_sim::{Fault, SimConfig, Simulator};
 const STEP: Duration = Duration::from_secs(3600);
 
 async fn with_tasks(count: usize) -> (Simulator, Client, Vec<i64>) {
-    let sim = Simulator::start_with(SimConfig {
+    let config = SimConfig {
         task_step: STEP,
         ..SimConfig::fast()
-    })
-    .await
-    .expect("the simulator starts");
+    };
+    with_tasks_on(config, count).await
+}
+
+/// A simulator of `config` holding `count` tasks of a one-preset profile.
+async fn with_tasks_on(config: SimConfig, count: usize) -> (Simulator, Client, Vec<i64>) {
+    let sim = Simulator::start_with(config).await.expect("the simulator starts");
     sim.add_input_file("in.mp4", 1_048_576);
     let client = sim.client().build().expect("a client");
     let encoder = client.encoder().expect("encoder");
@@ -173,40 +177,12 @@ async fn a_list_that_refuses_the_sort_is_read_in_its_default_order_from_then_on(
 #[tokio::test]
 async fn watching_a_thousand_tasks_at_ten_seconds_costs_twelve_calls_a_minute_while_idle() {
     let interval = Duration::from_secs(10);
-    let sim = Simulator::start_with(SimConfig {
+    let config = SimConfig {
         task_step: interval,
         max_tasks: 1_000,
         ..SimConfig::fast()
-    })
-    .await
-    .expect("the simulator starts");
-    sim.add_input_file("in.mp4", 1_048_576);
-    let client = sim.client().build().expect("a client");
-    let encoder = client.encoder().expect("encoder");
-    let preset: PresetCreate = serde_json::from_value(json!({
-        "name": "p", "destination": "https://upload.example.com/out", "format": "MP4",
-        "output_filename": "%INPUT_FILENAME%",
-    }))
-    .expect("a preset");
-    let preset = encoder.register_preset().body(preset).call().await.expect("registered");
-    let profile: ProfileCreate =
-        serde_json::from_value(json!({"name": "q", "presets": [preset.id]})).expect("a profile");
-    let profile = encoder
-        .register_profile()
-        .body(profile)
-        .call()
-        .await
-        .expect("registered");
-    let task: TaskCreate =
-        serde_json::from_value(json!({"input_filepath": "in.mp4", "profile_id": profile.id})).expect("a task");
-    for _ in 0..1_000 {
-        encoder
-            .register_task()
-            .body(task.clone())
-            .call()
-            .await
-            .expect("registered");
-    }
+    };
+    let (sim, client, _) = with_tasks_on(config, 1_000).await;
     // A minute of polls, the clock stepped an interval after each: (calls, events).
     async fn minute(sim: &Simulator, poller: &mut vidplat::watch::Poller<'_>, calls: &AtomicU64) -> (u64, usize) {
         let (before, mut events) = (calls.load(Ordering::Relaxed), 0);
