@@ -42918,3 +42918,1261 @@ pub mod operations {
         secret_members: SECRET_MEMBERS,
     };
 }
+/// One type per operation, naming it where a type is wanted (the test
+/// kit's mocks), with its typed path, query and header members.
+#[cfg(feature = "markers")]
+pub mod markers {
+    /// `basic_by_content_category`: `GET /v1/category/data`, by content category.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicByContentCategory;
+    impl vidplat_core::OperationMarker for BasicByContentCategory {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[0];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicContentCategoryPage;
+        type Params = BasicByContentCategoryParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_by_content_category` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicByContentCategoryParams {
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `sort_key` (query).
+        #[serde(rename = "sort_key")]
+        pub sort_key: Option<::std::string::String>,
+        /// `sort_order` (query).
+        #[serde(rename = "sort_order")]
+        pub sort_order: Option<super::types::SortOrder>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_query`: `GET /v1/data`, dimension/metric query.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicQuery;
+    impl vidplat_core::OperationMarker for BasicQuery {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[1];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicQueryPage;
+        type Params = BasicQueryParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_query` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicQueryParams {
+        /// `dimensions` (query).
+        #[serde(rename = "dimensions")]
+        pub dimensions: Option<::std::string::String>,
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `metrics` (query).
+        #[serde(rename = "metrics")]
+        pub metrics: Option<::std::string::String>,
+        /// `sort_key` (query).
+        #[serde(rename = "sort_key")]
+        pub sort_key: Option<::std::string::String>,
+        /// `sort_order` (query).
+        #[serde(rename = "sort_order")]
+        pub sort_order: Option<super::types::SortOrder>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_by_time_period`: `GET /v1/datetime/data`, by time period.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicByTimePeriod;
+    impl vidplat_core::OperationMarker for BasicByTimePeriod {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[2];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicTimePeriodPage;
+        type Params = BasicByTimePeriodParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_by_time_period` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicByTimePeriodParams {
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `sort_key` (query).
+        #[serde(rename = "sort_key")]
+        pub sort_key: Option<::std::string::String>,
+        /// `sort_order` (query).
+        #[serde(rename = "sort_order")]
+        pub sort_order: Option<super::types::SortOrder>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_audience_rating`: `GET /v1/engagement/audience-rating/data`, audience rating.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicAudienceRating;
+    impl vidplat_core::OperationMarker for BasicAudienceRating {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[3];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicAudienceRatingPage;
+        type Params = BasicAudienceRatingParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_audience_rating` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicAudienceRatingParams {
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_reaction`: `GET /v1/engagement/reaction/data`, reaction.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicReaction;
+    impl vidplat_core::OperationMarker for BasicReaction {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[4];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicReactionPage;
+        type Params = BasicReactionParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_reaction` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicReactionParams {
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `group_per` (query).
+        #[serde(rename = "group_per")]
+        pub group_per: Option<::std::string::String>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_by_environment`: `GET /v1/environment/data`, by viewing environment.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicByEnvironment;
+    impl vidplat_core::OperationMarker for BasicByEnvironment {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[5];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicEnvironmentPage;
+        type Params = BasicByEnvironmentParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_by_environment` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicByEnvironmentParams {
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `sort_key` (query).
+        #[serde(rename = "sort_key")]
+        pub sort_key: Option<::std::string::String>,
+        /// `sort_order` (query).
+        #[serde(rename = "sort_order")]
+        pub sort_order: Option<super::types::SortOrder>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_viewing_history`: `GET /v1/history`, viewing history.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicViewingHistory;
+    impl vidplat_core::OperationMarker for BasicViewingHistory {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[6];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicViewingHistoryPage;
+        type Params = BasicViewingHistoryParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_viewing_history` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicViewingHistoryParams {
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_by_os`: `GET /v1/os/data`, by OS.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicByOs;
+    impl vidplat_core::OperationMarker for BasicByOs {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[7];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicOsPage;
+        type Params = BasicByOsParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_by_os` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicByOsParams {
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `sort_key` (query).
+        #[serde(rename = "sort_key")]
+        pub sort_key: Option<::std::string::String>,
+        /// `sort_order` (query).
+        #[serde(rename = "sort_order")]
+        pub sort_order: Option<super::types::SortOrder>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_realtime_user_counts`: `GET /v1/realtime/user-counts`, real-time active users.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicRealtimeUserCounts;
+    impl vidplat_core::OperationMarker for BasicRealtimeUserCounts {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[8];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicRealtimeUserCountsPage;
+        type Params = BasicRealtimeUserCountsParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_realtime_user_counts` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicRealtimeUserCountsParams {
+        /// `login_id` (query).
+        #[serde(rename = "login_id")]
+        pub login_id: super::types::BasicRealtimeUserCountsLoginId,
+        /// `minutes` (query).
+        #[serde(rename = "minutes")]
+        pub minutes: Option<i64>,
+        /// `sort_key` (query).
+        #[serde(rename = "sort_key")]
+        pub sort_key: Option<::std::string::String>,
+        /// `sort_order` (query).
+        #[serde(rename = "sort_order")]
+        pub sort_order: Option<super::types::SortOrder>,
+    }
+    /// `basic_by_region`: `GET /v1/region/data`, by region.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicByRegion;
+    impl vidplat_core::OperationMarker for BasicByRegion {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[9];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicRegionPage;
+        type Params = BasicByRegionParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_by_region` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicByRegionParams {
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `sort_key` (query).
+        #[serde(rename = "sort_key")]
+        pub sort_key: Option<::std::string::String>,
+        /// `sort_order` (query).
+        #[serde(rename = "sort_order")]
+        pub sort_order: Option<super::types::SortOrder>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_by_site`: `GET /v1/site/data`, by site or app.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicBySite;
+    impl vidplat_core::OperationMarker for BasicBySite {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[10];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicSitePage;
+        type Params = BasicBySiteParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_by_site` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicBySiteParams {
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `sort_key` (query).
+        #[serde(rename = "sort_key")]
+        pub sort_key: Option<::std::string::String>,
+        /// `sort_order` (query).
+        #[serde(rename = "sort_order")]
+        pub sort_order: Option<super::types::SortOrder>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_viewing_situation`: `GET /v1/situation/data/{parameter}`, viewing situation.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicViewingSituation;
+    impl vidplat_core::OperationMarker for BasicViewingSituation {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[11];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicViewingSituationPage;
+        type Params = BasicViewingSituationParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_viewing_situation` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicViewingSituationParams {
+        /// `parameter` (path).
+        #[serde(rename = "parameter")]
+        pub parameter: ::std::string::String,
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_by_content_title`: `GET /v1/title/data`, by content title.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicByContentTitle;
+    impl vidplat_core::OperationMarker for BasicByContentTitle {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[12];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicContentTitlePage;
+        type Params = BasicByContentTitleParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_by_content_title` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicByContentTitleParams {
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `sort_key` (query).
+        #[serde(rename = "sort_key")]
+        pub sort_key: Option<::std::string::String>,
+        /// `sort_order` (query).
+        #[serde(rename = "sort_order")]
+        pub sort_order: Option<super::types::SortOrder>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_by_content_title_and_user`: `GET /v1/title/userid/data`, by content title and user.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicByContentTitleAndUser;
+    impl vidplat_core::OperationMarker for BasicByContentTitleAndUser {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[13];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicContentTitleUserPage;
+        type Params = BasicByContentTitleAndUserParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_by_content_title_and_user` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicByContentTitleAndUserParams {
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `sort_key` (query).
+        #[serde(rename = "sort_key")]
+        pub sort_key: Option<::std::string::String>,
+        /// `sort_order` (query).
+        #[serde(rename = "sort_order")]
+        pub sort_order: Option<super::types::SortOrder>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `basic_by_user`: `GET /v1/userid/data`, by user.
+    #[derive(Clone, Copy, Debug)]
+    pub struct BasicByUser;
+    impl vidplat_core::OperationMarker for BasicByUser {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[14];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BasicUserPage;
+        type Params = BasicByUserParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `basic_by_user` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct BasicByUserParams {
+        /// `end_interval` (query).
+        #[serde(rename = "end_interval")]
+        pub end_interval: Option<i64>,
+        /// `end_with` (query).
+        #[serde(rename = "end_with")]
+        pub end_with: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `sort_key` (query).
+        #[serde(rename = "sort_key")]
+        pub sort_key: Option<::std::string::String>,
+        /// `sort_order` (query).
+        #[serde(rename = "sort_order")]
+        pub sort_order: Option<super::types::SortOrder>,
+        /// `start_interval` (query).
+        #[serde(rename = "start_interval")]
+        pub start_interval: Option<i64>,
+        /// `start_with` (query).
+        #[serde(rename = "start_with")]
+        pub start_with: Option<::std::num::NonZeroU64>,
+    }
+    /// `cloud_active_users`: `GET /v2/active-users/data`, active users.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudActiveUsers;
+    impl vidplat_core::OperationMarker for CloudActiveUsers {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[15];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudActiveUsersPage;
+        type Params = CloudActiveUsersParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_active_users` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudActiveUsersParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudActiveUsersSort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_by_browser`: `GET /v2/browser/data`, by browser.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudByBrowser;
+    impl vidplat_core::OperationMarker for CloudByBrowser {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[16];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudBrowserPage;
+        type Params = CloudByBrowserParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_by_browser` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudByBrowserParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudByBrowserSort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_by_content_category`: `GET /v2/category/data`, by content category.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudByContentCategory;
+    impl vidplat_core::OperationMarker for CloudByContentCategory {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[17];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudContentCategoryPage;
+        type Params = CloudByContentCategoryParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_by_content_category` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudByContentCategoryParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudByContentCategorySort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_query`: `GET /v2/data`, dimension/metric query.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudQuery;
+    impl vidplat_core::OperationMarker for CloudQuery {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[18];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudQueryPage;
+        type Params = CloudQueryParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_query` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudQueryParams {
+        /// `dimensions` (query).
+        #[serde(rename = "dimensions")]
+        pub dimensions: Option<::std::string::String>,
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `metrics` (query).
+        #[serde(rename = "metrics")]
+        pub metrics: Option<::std::string::String>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudQuerySort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_by_time_period`: `GET /v2/datetime/data`, by time period.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudByTimePeriod;
+    impl vidplat_core::OperationMarker for CloudByTimePeriod {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[19];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudTimePeriodPage;
+        type Params = CloudByTimePeriodParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_by_time_period` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudByTimePeriodParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudByTimePeriodSort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_engagement`: `GET /v2/engagement/data`, engagement.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudEngagement;
+    impl vidplat_core::OperationMarker for CloudEngagement {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[20];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudEngagementPage;
+        type Params = CloudEngagementParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_engagement` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudEngagementParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<::std::num::NonZeroU64>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_viewing_history`: `GET /v2/history`, viewing history.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudViewingHistory;
+    impl vidplat_core::OperationMarker for CloudViewingHistory {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[21];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudViewingHistoryPage;
+        type Params = CloudViewingHistoryParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_viewing_history` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudViewingHistoryParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `engagement_bitmap_granularity` (query).
+        #[serde(rename = "engagement_bitmap_granularity")]
+        pub engagement_bitmap_granularity: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_by_content_name`: `GET /v2/name/data`, by content name.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudByContentName;
+    impl vidplat_core::OperationMarker for CloudByContentName {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[22];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudContentNamePage;
+        type Params = CloudByContentNameParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_by_content_name` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudByContentNameParams {
+        /// `complete_play_percent_threshold` (query).
+        #[serde(rename = "complete_play_percent_threshold")]
+        pub complete_play_percent_threshold: Option<::std::num::NonZeroU64>,
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudByContentNameSort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_by_content_name_and_user`: `GET /v2/name/userid/data`, by content name and user.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudByContentNameAndUser;
+    impl vidplat_core::OperationMarker for CloudByContentNameAndUser {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[23];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudContentNameUserPage;
+        type Params = CloudByContentNameAndUserParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_by_content_name_and_user` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudByContentNameAndUserParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `engagement_bitmap_granularity` (query).
+        #[serde(rename = "engagement_bitmap_granularity")]
+        pub engagement_bitmap_granularity: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudByContentNameAndUserSort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_by_os`: `GET /v2/os/data`, by OS.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudByOs;
+    impl vidplat_core::OperationMarker for CloudByOs {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[24];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudOsPage;
+        type Params = CloudByOsParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_by_os` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudByOsParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudByOsSort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_reaction`: `GET /v2/reaction/data`, reaction.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudReaction;
+    impl vidplat_core::OperationMarker for CloudReaction {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[25];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudReactionPage;
+        type Params = CloudReactionParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_reaction` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudReactionParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<::std::num::NonZeroU64>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_realtime_user_counts`: `GET /v2/realtime/user-counts`, real-time active users.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudRealtimeUserCounts;
+    impl vidplat_core::OperationMarker for CloudRealtimeUserCounts {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[26];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudRealtimeUserCountsPage;
+        type Params = CloudRealtimeUserCountsParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_realtime_user_counts` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudRealtimeUserCountsParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `group_per` (query).
+        #[serde(rename = "group_per")]
+        pub group_per: Option<::std::string::String>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudRealtimeUserCountsSort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_by_region`: `GET /v2/region/data`, by region.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudByRegion;
+    impl vidplat_core::OperationMarker for CloudByRegion {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[27];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudRegionPage;
+        type Params = CloudByRegionParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_by_region` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudByRegionParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudByRegionSort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_by_site`: `GET /v2/site/data`, by site or app.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudBySite;
+    impl vidplat_core::OperationMarker for CloudBySite {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[28];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudSitePage;
+        type Params = CloudBySiteParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_by_site` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudBySiteParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudBySiteSort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_viewing_situation`: `GET /v2/situation/{parameter}/data`, viewing situation.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudViewingSituation;
+    impl vidplat_core::OperationMarker for CloudViewingSituation {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[29];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudViewingSituationPage;
+        type Params = CloudViewingSituationParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_viewing_situation` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudViewingSituationParams {
+        /// `parameter` (path).
+        #[serde(rename = "parameter")]
+        pub parameter: ::std::string::String,
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<::std::num::NonZeroU64>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_by_content_title`: `GET /v2/title/data`, by content title.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudByContentTitle;
+    impl vidplat_core::OperationMarker for CloudByContentTitle {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[30];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudContentTitlePage;
+        type Params = CloudByContentTitleParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_by_content_title` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudByContentTitleParams {
+        /// `complete_play_percent_threshold` (query).
+        #[serde(rename = "complete_play_percent_threshold")]
+        pub complete_play_percent_threshold: Option<::std::num::NonZeroU64>,
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudByContentTitleSort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_by_content_title_and_user`: `GET /v2/title/userid/data`, by content title and user.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudByContentTitleAndUser;
+    impl vidplat_core::OperationMarker for CloudByContentTitleAndUser {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[31];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudContentTitleUserPage;
+        type Params = CloudByContentTitleAndUserParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_by_content_title_and_user` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudByContentTitleAndUserParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `engagement_bitmap_granularity` (query).
+        #[serde(rename = "engagement_bitmap_granularity")]
+        pub engagement_bitmap_granularity: Option<::std::num::NonZeroU64>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudByContentTitleAndUserSort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_user_counts_legacy`: `GET /v2/user-counts/data`, active users (unsupported predecessor; use active users).
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudUserCountsLegacy;
+    impl vidplat_core::OperationMarker for CloudUserCountsLegacy {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[32];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudUserCountsLegacyPage;
+        type Params = CloudUserCountsLegacyParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_user_counts_legacy` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudUserCountsLegacyParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `group_per` (query).
+        #[serde(rename = "group_per")]
+        pub group_per: Option<::std::string::String>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudUserCountsLegacySort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+    /// `cloud_by_user`: `GET /v2/userid/data`, by user.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CloudByUser;
+    impl vidplat_core::OperationMarker for CloudByUser {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[33];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CloudUserPage;
+        type Params = CloudByUserParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cloud_by_user` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CloudByUserParams {
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Timestamp>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::Granularity>,
+        /// `limit` (query).
+        #[serde(rename = "limit")]
+        pub limit: Option<::std::num::NonZeroU64>,
+        /// `offset` (query).
+        #[serde(rename = "offset")]
+        pub offset: Option<i64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::CloudByUserSort>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Timestamp>,
+    }
+}

@@ -60,8 +60,8 @@ pub use secrecy::{ExposeSecret, SecretString};
 pub use setter::{IntoOptional, IntoValue, Refusal, Refusals, MISSING};
 pub use stream::RowReceiver;
 pub use table::{
-    laid_over, Argument, CatalogKind, Kind, Method, OperationHelp, OperationMeta, Place, Reading, RequestBody, Routed,
-    Service, ServiceTable,
+    laid_over, Argument, CatalogKind, Kind, Method, OperationHelp, OperationMarker, OperationMeta, Place, Reading,
+    RequestBody, Routed, Service, ServiceTable,
 };
 pub use time::humanized;
 pub use time::{japan_offset, Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};

@@ -489,6 +489,29 @@ impl OperationMeta {
     }
 }
 
+/// One operation as a type: its row of the table and the types of what it
+/// sends and answers. Each client crate writes one per operation with its
+/// `markers` feature (`vidplat_encoder::markers::GetTask`), for readers that
+/// name an operation by its type: the test kit's mocks read a request they
+/// received back into `Params` and `Body` with them.
+pub trait OperationMarker: Copy + Send + Sync + 'static {
+    /// The operation's row of its service's table.
+    const META: &'static OperationMeta;
+    /// Its service's table.
+    const TABLE: &'static ServiceTable;
+    /// The decoded success body, as a call returns it.
+    type Success: serde::Serialize;
+    /// Its path, query and header members, typed as the builder's setters
+    /// take them, read from a map of each member's value by its argument
+    /// name (`()` when it has none).
+    type Params: std::fmt::Debug + serde::de::DeserializeOwned + Send + 'static;
+    /// The request body: the typed JSON body, `Option<Vec<u8>>` for one sent
+    /// as it is (`None` when it was a stream), `()` for none.
+    type Body: std::fmt::Debug + serde::de::DeserializeOwned + Send + 'static;
+    /// The service's `ErrorCode`.
+    type ErrorCode: std::fmt::Display;
+}
+
 /// Everything the generator knows of one service that the runtime needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ServiceTable {

@@ -16105,6 +16105,392 @@ pub mod operations {
         };
     }
 }
+/// One type per operation, naming it where a type is wanted (the test
+/// kit's mocks), with its typed path, query and header members.
+#[cfg(feature = "markers")]
+pub mod markers {
+    /// `get_task_counts`: `GET /v1/counts`, Get task counts.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetTaskCounts;
+    impl vidplat_core::OperationMarker for GetTaskCounts {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[0];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::TaskCounts;
+        type Params = ();
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `get_external_id`: `GET /v1/external_id`, Get external ID.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetExternalId;
+    impl vidplat_core::OperationMarker for GetExternalId {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[1];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::ExternalId;
+        type Params = ();
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `get_notification_settings`: `GET /v1/notifications`, Get notification settings.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetNotificationSettings;
+    impl vidplat_core::OperationMarker for GetNotificationSettings {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[2];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::NotificationSettings;
+        type Params = ();
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `update_notification_settings`: `PUT /v1/notifications`, Update notification settings.
+    #[derive(Clone, Copy, Debug)]
+    pub struct UpdateNotificationSettings;
+    impl vidplat_core::OperationMarker for UpdateNotificationSettings {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[3];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = ();
+        type Body = super::types::NotificationSettingsUpdate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `list_presets`: `GET /v1/presets`, List presets.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListPresets;
+    impl vidplat_core::OperationMarker for ListPresets {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[4];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::PresetList;
+        type Params = ();
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `register_preset`: `POST /v1/presets`, Register preset.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterPreset;
+    impl vidplat_core::OperationMarker for RegisterPreset {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[5];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CreatedId;
+        type Params = ();
+        type Body = super::types::PresetCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `delete_preset`: `DELETE /v1/presets/{preset-id}`, Delete preset.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeletePreset;
+    impl vidplat_core::OperationMarker for DeletePreset {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[6];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = DeletePresetParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `delete_preset` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeletePresetParams {
+        /// `preset-id` (path).
+        #[serde(rename = "preset_id")]
+        pub preset_id: ::std::num::NonZeroU64,
+    }
+    /// `get_preset`: `GET /v1/presets/{preset-id}`, Get preset.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetPreset;
+    impl vidplat_core::OperationMarker for GetPreset {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[7];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::Preset;
+        type Params = GetPresetParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_preset` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetPresetParams {
+        /// `preset-id` (path).
+        #[serde(rename = "preset_id")]
+        pub preset_id: ::std::num::NonZeroU64,
+    }
+    /// `update_preset`: `PUT /v1/presets/{preset-id}`, Update preset.
+    #[derive(Clone, Copy, Debug)]
+    pub struct UpdatePreset;
+    impl vidplat_core::OperationMarker for UpdatePreset {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[8];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = UpdatePresetParams;
+        type Body = super::types::PresetUpdate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `update_preset` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct UpdatePresetParams {
+        /// `preset-id` (path).
+        #[serde(rename = "preset_id")]
+        pub preset_id: ::std::num::NonZeroU64,
+    }
+    /// `list_profiles`: `GET /v1/profiles`, List profiles.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListProfiles;
+    impl vidplat_core::OperationMarker for ListProfiles {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[9];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::ProfileList;
+        type Params = ();
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `register_profile`: `POST /v1/profiles`, Register profile.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterProfile;
+    impl vidplat_core::OperationMarker for RegisterProfile {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[10];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CreatedId;
+        type Params = ();
+        type Body = super::types::ProfileCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `delete_profile`: `DELETE /v1/profiles/{profile-id}`, Delete profile.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeleteProfile;
+    impl vidplat_core::OperationMarker for DeleteProfile {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[11];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = DeleteProfileParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `delete_profile` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeleteProfileParams {
+        /// `profile-id` (path).
+        #[serde(rename = "profile_id")]
+        pub profile_id: ::std::num::NonZeroU64,
+    }
+    /// `get_profile`: `GET /v1/profiles/{profile-id}`, Get profile.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetProfile;
+    impl vidplat_core::OperationMarker for GetProfile {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[12];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::Profile;
+        type Params = GetProfileParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_profile` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetProfileParams {
+        /// `profile-id` (path).
+        #[serde(rename = "profile_id")]
+        pub profile_id: ::std::num::NonZeroU64,
+    }
+    /// `update_profile`: `PUT /v1/profiles/{profile-id}`, Update profile.
+    #[derive(Clone, Copy, Debug)]
+    pub struct UpdateProfile;
+    impl vidplat_core::OperationMarker for UpdateProfile {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[13];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = UpdateProfileParams;
+        type Body = super::types::ProfileUpdate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `update_profile` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct UpdateProfileParams {
+        /// `profile-id` (path).
+        #[serde(rename = "profile_id")]
+        pub profile_id: ::std::num::NonZeroU64,
+    }
+    /// `list_task_imports`: `GET /v1/task-imports`, List CSV import jobs.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListTaskImports;
+    impl vidplat_core::OperationMarker for ListTaskImports {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[14];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::TaskImportList;
+        type Params = ();
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `import_tasks_csv`: `POST /v1/task-imports`, Import CSV file.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ImportTasksCsv;
+    impl vidplat_core::OperationMarker for ImportTasksCsv {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[15];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::TaskImport;
+        type Params = ();
+        type Body = Option<Vec<u8>>;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `delete_task_import`: `DELETE /v1/task-imports/{task-import-id}`, Delete CSV import job.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeleteTaskImport;
+    impl vidplat_core::OperationMarker for DeleteTaskImport {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[16];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = DeleteTaskImportParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `delete_task_import` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeleteTaskImportParams {
+        /// `task-import-id` (path).
+        #[serde(rename = "task_import_id")]
+        pub task_import_id: ::std::num::NonZeroU64,
+    }
+    /// `get_task_import`: `GET /v1/task-imports/{task-import-id}`, Get CSV import job.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetTaskImport;
+    impl vidplat_core::OperationMarker for GetTaskImport {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[17];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::TaskImport;
+        type Params = GetTaskImportParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_task_import` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetTaskImportParams {
+        /// `task-import-id` (path).
+        #[serde(rename = "task_import_id")]
+        pub task_import_id: ::std::num::NonZeroU64,
+    }
+    /// `delete_all_tasks`: `DELETE /v1/tasks`, Delete all tasks.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeleteAllTasks;
+    impl vidplat_core::OperationMarker for DeleteAllTasks {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[18];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = ();
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `list_tasks`: `GET /v1/tasks`, List tasks.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListTasks;
+    impl vidplat_core::OperationMarker for ListTasks {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[19];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::TaskList;
+        type Params = ListTasksParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `list_tasks` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ListTasksParams {
+        /// `page` (query).
+        #[serde(rename = "page")]
+        pub page: Option<::std::num::NonZeroU64>,
+        /// `per_page` (query).
+        #[serde(rename = "per_page")]
+        pub per_page: Option<::std::num::NonZeroU64>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::ListTasksSort>,
+    }
+    /// `register_task`: `POST /v1/tasks`, Register task.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterTask;
+    impl vidplat_core::OperationMarker for RegisterTask {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[20];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::TaskRegistration;
+        type Params = ();
+        type Body = super::types::TaskCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `cancel_or_delete_task`: `DELETE /v1/tasks/{task-id}`, Cancel or delete task.
+    #[derive(Clone, Copy, Debug)]
+    pub struct CancelOrDeleteTask;
+    impl vidplat_core::OperationMarker for CancelOrDeleteTask {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[21];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = CancelOrDeleteTaskParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `cancel_or_delete_task` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct CancelOrDeleteTaskParams {
+        /// `task-id` (path).
+        #[serde(rename = "task_id")]
+        pub task_id: ::std::num::NonZeroU64,
+    }
+    /// `get_task`: `GET /v1/tasks/{task-id}`, Get task.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetTask;
+    impl vidplat_core::OperationMarker for GetTask {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[22];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::Task;
+        type Params = GetTaskParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_task` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetTaskParams {
+        /// `task-id` (path).
+        #[serde(rename = "task_id")]
+        pub task_id: ::std::num::NonZeroU64,
+    }
+    /// `get_input_file`: `GET /v1/upload/{filename}`, Get input file.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetInputFile;
+    impl vidplat_core::OperationMarker for GetInputFile {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[23];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::InputFile;
+        type Params = GetInputFileParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_input_file` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetInputFileParams {
+        /// `filename` (path).
+        #[serde(rename = "filename")]
+        pub filename: ::std::string::String,
+        /// `readable` (query).
+        #[serde(rename = "readable")]
+        pub readable: Option<i64>,
+    }
+}
 impl Client {
     /**List shared profiles
 

@@ -59,23 +59,21 @@ pub use operation::{Incoming, MockOperation, Sent, Unreadable};
 pub use rule::Rule;
 pub use success::{SuccessCheck, SuccessRule};
 
-// The generated files are formatted by prettyplease; rustfmt must leave them as written.
-
 /// One marker per operation of the encoding service (`GetTask`, …) for
 /// [`Mock::on`], and its typed members (`GetTaskParams`).
 #[cfg(feature = "encoder")]
-#[path = "generated/encoder.rs"]
-#[rustfmt::skip]
-pub mod encoder;
+pub mod encoder {
+    pub use vidplat::encoder::markers::*;
+}
 
 /// One marker per operation of the video management service, for [`Mock::on`].
 #[cfg(feature = "vms")]
-#[path = "generated/vms.rs"]
-#[rustfmt::skip]
-pub mod vms;
+pub mod vms {
+    pub use vidplat::vms::markers::*;
+}
 
 /// One marker per operation of viewing analytics, for [`Mock::on`].
 #[cfg(feature = "analytics")]
-#[path = "generated/analytics.rs"]
-#[rustfmt::skip]
-pub mod analytics;
+pub mod analytics {
+    pub use vidplat::analytics::markers::*;
+}

@@ -1,22 +1,18 @@
-//! What the kit knows of each operation (implemented by the generated
-//! markers), and a request as the mock received it, read back into the
-//! operation's typed members.
+//! What the kit knows of each operation (the client crates' markers), and
+//! a request as the mock received it, read back into the operation's typed
+//! members.
 
 use crate::SuccessCheck;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::fmt;
 use std::ops::RangeInclusive;
-use vidplat_core::{OperationMeta, ServiceTable};
+use vidplat_core::{OperationMarker, OperationMeta, Place};
 
-/// An operation of one of the services, as a mock answers it. The generator
-/// writes one marker per operation (`vidplat_test::encoder::GetTask`, …) from
-/// the YAML; nothing else implements it.
-pub trait MockOperation: Copy + Send + Sync + 'static {
-    /// The operation's row of its service's table.
-    const META: &'static OperationMeta;
-    /// Its service's table (the error codes the document lists).
-    const TABLE: &'static ServiceTable;
+/// An operation of one of the services, as a mock answers it: every marker
+/// the client crates write (`vidplat_test::encoder::GetTask`, re-exported
+/// from `vidplat::encoder::markers`), read back from a request by its row
+/// of the table.
+pub trait MockOperation: OperationMarker {
     /// The error statuses the YAML documents for it (`4XX` as `400..=499`): its row's.
     const ERROR_STATUSES: &'static [RangeInclusive<u16>] = Self::META.error_statuses;
     /// The codes whose status the document states (the YAML's `ErrorCode.x-statuses`): its table's.
@@ -24,19 +20,18 @@ pub trait MockOperation: Copy + Send + Sync + 'static {
     /// The documented rules of the success body beyond its Rust type (the
     /// YAML's `x-returned-bounds`), checked when a rule answers a value: its row's.
     const SUCCESS_CHECKS: &'static [SuccessCheck] = Self::META.success_checks;
-    /// The decoded success body, as a call returns it.
-    type Success: serde::Serialize;
-    /// The path, query and header members of a request, typed as the builder's setters take them.
-    type Params: fmt::Debug + Send + 'static;
-    /// The request body: the typed JSON body, `Option<Vec<u8>>` for a raw one
-    /// (`None` when it was a stream), `()` for none.
-    type Body: fmt::Debug + Send + 'static;
-    /// The service's `ErrorCode`.
-    type ErrorCode: fmt::Display;
 
-    /// Reads a received request back into its typed members.
-    fn read(incoming: &Incoming) -> Result<Sent<Self>, Unreadable>;
+    /// Reads a received request back into its typed members: each path,
+    /// query and header argument of its row by its kind, then its body.
+    fn read(incoming: &Incoming) -> Result<Sent<Self>, Unreadable> {
+        Ok(Sent {
+            params: incoming.params::<Self>()?,
+            body: incoming.body::<Self>()?,
+        })
+    }
 }
+
+impl<Op: OperationMarker> MockOperation for Op {}
 
 /// A request a mock received, read into the operation's types: what a rule's
 /// `when` sees and what [`Mock::sent`](crate::Mock::sent) returns.
@@ -110,68 +105,73 @@ impl Incoming {
         self.body.as_deref()
     }
 
-    /// A path member.
-    #[doc(hidden)]
-    pub fn path<T: DeserializeOwned>(&self, name: &str) -> Result<T, Unreadable> {
-        let text = self
-            .path_params
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-            .ok_or_else(|| unreadable(name, "is missing from the path"))?;
-        typed(name, text)
-    }
-
-    /// A required query or header member.
-    #[doc(hidden)]
-    pub fn one<T: DeserializeOwned>(&self, name: &str, header: bool) -> Result<T, Unreadable> {
-        self.optional(name, header)?
-            .ok_or_else(|| unreadable(name, "is required, and the request has none"))
-    }
-
-    /// An optional query or header member.
-    #[doc(hidden)]
-    pub fn optional<T: DeserializeOwned>(&self, name: &str, header: bool) -> Result<Option<T>, Unreadable> {
-        let mut values = self.values(name, header);
-        match (values.next(), values.next()) {
-            (None, _) => Ok(None),
-            (Some(text), None) => typed(name, text).map(Some),
-            (Some(_), Some(_)) => Err(unreadable(name, "is sent more than once")),
+    /// The path, query and header members of `Op`'s row, by argument name,
+    /// read as `Op::Params`.
+    fn params<Op: OperationMarker>(&self) -> Result<Op::Params, Unreadable> {
+        let mut members = serde_json::Map::new();
+        for argument in Op::META.arguments.iter().filter(|a| a.place != Place::Body) {
+            let wire = argument.wire;
+            let texts: Vec<&str> = match argument.place {
+                Place::Path => self
+                    .path_params
+                    .iter()
+                    .filter(|(name, _)| name == wire)
+                    .map(|(_, value)| value.as_str())
+                    .collect(),
+                place => self.values(wire, place == Place::Header).collect(),
+            };
+            let value = match (texts.as_slice(), argument.repeated) {
+                ([], _) if argument.place == Place::Path => return Err(unreadable(wire, "is missing from the path")),
+                ([], _) if argument.required => return Err(unreadable(wire, "is required, and the request has none")),
+                ([], _) => continue,
+                // A list is sent as one comma-separated value (the YAML's `explode: false`).
+                (texts, true) => Value::Array(
+                    texts
+                        .iter()
+                        .flat_map(|text| text.split(','))
+                        .map(|text| typed(argument, text))
+                        .collect::<Result<_, _>>()?,
+                ),
+                ([text], false) => typed(argument, text)?,
+                (_, false) => return Err(unreadable(wire, "is sent more than once")),
+            };
+            members.insert(argument.name.to_owned(), value);
         }
-    }
-
-    /// A list query member: repeated, or one comma-separated value (`joined`).
-    #[doc(hidden)]
-    pub fn list<T: DeserializeOwned>(&self, name: &str, joined: bool) -> Result<Option<Vec<T>>, Unreadable> {
-        let texts: Vec<&str> = if joined {
-            self.values(name, false).flat_map(|v| v.split(',')).collect()
+        let has_params = Op::META.arguments.iter().any(|a| a.place != Place::Body);
+        // An operation without parameters reads them as `()`.
+        let members = if has_params {
+            Value::Object(members)
         } else {
-            self.values(name, false).collect()
+            Value::Null
         };
-        if texts.is_empty() {
-            return Ok(None);
-        }
-        texts
-            .into_iter()
-            .map(|t| typed(name, t))
-            .collect::<Result<_, _>>()
-            .map(Some)
+        serde_path_to_error::deserialize(members).map_err(|e| {
+            let name = e.path().to_string();
+            let wire = Op::META
+                .arguments
+                .iter()
+                .find(|argument| argument.name == name)
+                .map_or(name.as_str(), |argument| argument.wire);
+            unreadable(wire, &format!("does not read as the member's type: {}", e.inner()))
+        })
     }
 
-    /// The JSON body, as its type.
-    #[doc(hidden)]
-    pub fn json<T: DeserializeOwned>(&self) -> Result<T, Unreadable> {
-        let bytes = self
-            .body
-            .as_deref()
-            .ok_or_else(|| unreadable("body", "was streamed, not a JSON body"))?;
-        serde_json::from_slice(bytes).map_err(|e| unreadable("body", &format!("does not decode: {e}")))
-    }
-
-    /// A raw body, as sent.
-    #[doc(hidden)]
-    pub fn raw(&self) -> Option<Vec<u8>> {
-        self.body.clone()
+    /// The body as `Op::Body`: JSON decoded, raw bytes as they came, none as `()`.
+    fn body<Op: OperationMarker>(&self) -> Result<Op::Body, Unreadable> {
+        let decoded = match Op::META.body {
+            Some(body) if body.json => {
+                let bytes = self
+                    .body
+                    .as_deref()
+                    .ok_or_else(|| unreadable("body", "was streamed, not a JSON body"))?;
+                serde_json::from_slice(bytes)
+            }
+            // `Option<Vec<u8>>`: the bytes as sent, `None` for a stream.
+            Some(_) => serde_json::from_value(self.body.as_ref().map_or(Value::Null, |bytes| {
+                Value::Array(bytes.iter().map(|byte| Value::from(*byte)).collect())
+            })),
+            None => serde_json::from_value(Value::Null),
+        };
+        decoded.map_err(|e| unreadable("body", &format!("does not decode: {e}")))
     }
 
     fn values<'a>(&'a self, name: &'a str, header: bool) -> impl Iterator<Item = &'a str> + 'a {
@@ -189,20 +189,72 @@ impl Incoming {
     }
 }
 
-/// A member's text as `T`: a string type takes it as it is; a number, a
-/// boolean or a list element is read from the text.
-fn typed<T: DeserializeOwned>(name: &str, text: &str) -> Result<T, Unreadable> {
-    if let Ok(value) = serde_json::from_value(Value::String(text.to_owned())) {
-        return Ok(value);
+/// A member's text as the JSON value of its kind: text as it is, any other
+/// kind (a number, a boolean) read from the text.
+fn typed(argument: &vidplat_core::Argument, text: &str) -> Result<Value, Unreadable> {
+    match argument.kind {
+        vidplat_core::Kind::Text => Ok(Value::String(text.to_owned())),
+        _ => serde_json::from_str(text)
+            .map_err(|_| unreadable(argument.wire, &format!("`{text}` is not of the member's type"))),
     }
-    let parsed: Value =
-        serde_json::from_str(text).map_err(|_| unreadable(name, &format!("`{text}` is not of the member's type")))?;
-    serde_json::from_value(parsed).map_err(|e| unreadable(name, &format!("`{text}`: {e}")))
 }
 
 fn unreadable(member: &str, reason: &str) -> Unreadable {
     Unreadable {
         member: member.to_owned(),
         reason: reason.to_owned(),
+    }
+}
+
+#[cfg(all(test, feature = "encoder", feature = "vms"))]
+mod tests {
+    use super::*;
+
+    fn incoming<Op: OperationMarker>(path: &[(&str, &str)], query: &[(&str, &str)]) -> Incoming {
+        let pairs = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs.iter().map(|(n, v)| ((*n).to_owned(), (*v).to_owned())).collect()
+        };
+        Incoming {
+            service: Op::TABLE.service,
+            operation: Op::META,
+            method: "GET".to_owned(),
+            path: Op::META.path.to_owned(),
+            path_params: pairs(path),
+            query: pairs(query),
+            headers: Vec::new(),
+            body: None,
+        }
+    }
+
+    /// A member that does not read is named as it is on the wire, with why.
+    #[test]
+    fn a_request_reads_back_by_its_row_and_names_the_member_that_does_not() {
+        use crate::encoder::GetTask;
+        let read = GetTask::read(&incoming::<GetTask>(&[("task-id", "7")], &[])).expect("read");
+        assert_eq!(read.params.task_id.get(), 7);
+        let refused = |path: &[(&str, &str)]| GetTask::read(&incoming::<GetTask>(path, &[])).map(|_| ()).unwrap_err();
+        assert_eq!(
+            refused(&[("task-id", "abc")]),
+            unreadable("task-id", "`abc` is not of the member's type")
+        );
+        assert_eq!(refused(&[]), unreadable("task-id", "is missing from the path"));
+        let zero = refused(&[("task-id", "0")]);
+        assert_eq!(zero.member, "task-id");
+        assert!(
+            zero.reason.starts_with("does not read as the member's type: "),
+            "{zero}"
+        );
+
+        use crate::vms::ListContents;
+        let listed =
+            ListContents::read(&incoming::<ListContents>(&[], &[("type", "VOD,LIVE"), ("page", "2")])).expect("read");
+        let types: Vec<String> = listed.params.type_.iter().flatten().map(ToString::to_string).collect();
+        assert_eq!(types, ["VOD", "LIVE"]);
+        assert_eq!(listed.params.page.map(|p| p.get()), Some(2));
+        let twice = ListContents::read(&incoming::<ListContents>(&[], &[("page", "2"), ("page", "3")]));
+        assert_eq!(
+            twice.map(|_| ()).unwrap_err(),
+            unreadable("page", "is sent more than once")
+        );
     }
 }

@@ -51069,6 +51069,1278 @@ pub mod operations {
         };
     }
 }
+/// One type per operation, naming it where a type is wanted (the test
+/// kit's mocks), with its typed path, query and header members.
+#[cfg(feature = "markers")]
+pub mod markers {
+    /// `list_categories`: `GET /v1/categories`, List categories.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListCategories;
+    impl vidplat_core::OperationMarker for ListCategories {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[0];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CategoryList;
+        type Params = ListCategoriesParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `list_categories` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ListCategoriesParams {
+        /// `statistics` (query).
+        #[serde(rename = "statistics")]
+        pub statistics: Option<super::types::ListCategoriesStatistics>,
+    }
+    /// `register_category`: `POST /v1/categories`, Register category.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterCategory;
+    impl vidplat_core::OperationMarker for RegisterCategory {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[1];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::CategoryRegistration;
+        type Params = RegisterCategoryParams;
+        type Body = super::types::CategoryCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `register_category` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct RegisterCategoryParams {
+        /// `create_parents` (query).
+        #[serde(rename = "create_parents")]
+        pub create_parents: Option<bool>,
+    }
+    /// `delete_category`: `DELETE /v1/categories/{category-id}`, Delete category.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeleteCategory;
+    impl vidplat_core::OperationMarker for DeleteCategory {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[2];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = DeleteCategoryParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `delete_category` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeleteCategoryParams {
+        /// `category-id` (path).
+        #[serde(rename = "category_id")]
+        pub category_id: ::uuid::Uuid,
+    }
+    /// `get_category`: `GET /v1/categories/{category-id}`, Get category.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetCategory;
+    impl vidplat_core::OperationMarker for GetCategory {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[3];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::Category;
+        type Params = GetCategoryParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_category` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetCategoryParams {
+        /// `category-id` (path).
+        #[serde(rename = "category_id")]
+        pub category_id: ::uuid::Uuid,
+        /// `statistics` (query).
+        #[serde(rename = "statistics")]
+        pub statistics: Option<super::types::GetCategoryStatistics>,
+    }
+    /// `update_category`: `PATCH /v1/categories/{category-id}`, Update category.
+    #[derive(Clone, Copy, Debug)]
+    pub struct UpdateCategory;
+    impl vidplat_core::OperationMarker for UpdateCategory {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[4];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = UpdateCategoryParams;
+        type Body = super::types::CategoryUpdate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `update_category` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct UpdateCategoryParams {
+        /// `category-id` (path).
+        #[serde(rename = "category_id")]
+        pub category_id: ::uuid::Uuid,
+        /// `rename_children` (query).
+        #[serde(rename = "rename_children")]
+        pub rename_children: Option<bool>,
+    }
+    /// `list_forward_policies`: `GET /v1/content-forward-policies`, List forward policies.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListForwardPolicies;
+    impl vidplat_core::OperationMarker for ListForwardPolicies {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[5];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::ForwardPolicyList;
+        type Params = ();
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `get_forward_policy`: `GET /v1/content-forward-policies/{policy-id}`, Get forward policy.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetForwardPolicy;
+    impl vidplat_core::OperationMarker for GetForwardPolicy {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[6];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::ForwardPolicy;
+        type Params = GetForwardPolicyParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_forward_policy` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetForwardPolicyParams {
+        /// `policy-id` (path).
+        #[serde(rename = "policy_id")]
+        pub policy_id: ::uuid::Uuid,
+    }
+    /// `list_contents`: `GET /v1/contents`, List contents.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListContents;
+    impl vidplat_core::OperationMarker for ListContents {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[7];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::ContentList;
+        type Params = ListContentsParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `list_contents` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ListContentsParams {
+        /// `category` (query).
+        #[serde(rename = "category")]
+        pub category: Option<::uuid::Uuid>,
+        /// `filters` (query).
+        #[serde(rename = "filters")]
+        pub filters: Option<::std::string::String>,
+        /// `label` (query).
+        #[serde(rename = "label")]
+        pub label: Option<::uuid::Uuid>,
+        /// `page` (query).
+        #[serde(rename = "page")]
+        pub page: Option<::std::num::NonZeroU64>,
+        /// `per_page` (query).
+        #[serde(rename = "per_page")]
+        pub per_page: Option<::std::num::NonZeroU64>,
+        /// `query` (query).
+        #[serde(rename = "query")]
+        pub query: Option<super::types::ListContentsQuery>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::ListContentsSort>,
+        /// `status` (query).
+        #[serde(rename = "status")]
+        pub status: Option<Vec<super::types::ContentStatus>>,
+        /// `type` (query).
+        #[serde(rename = "type")]
+        pub type_: Option<Vec<super::types::ContentType>>,
+    }
+    /// `register_content`: `POST /v1/contents`, Register content.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterContent;
+    impl vidplat_core::OperationMarker for RegisterContent {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[8];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::ContentRegistration;
+        type Params = ();
+        type Body = super::types::ContentCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `delete_content`: `DELETE /v1/contents/{content-name}`, Delete content.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeleteContent;
+    impl vidplat_core::OperationMarker for DeleteContent {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[9];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = DeleteContentParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `delete_content` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeleteContentParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `get_content`: `GET /v1/contents/{content-name}`, Get content.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetContent;
+    impl vidplat_core::OperationMarker for GetContent {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[10];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::Content;
+        type Params = GetContentParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_content` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetContentParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `update_content`: `PATCH /v1/contents/{content-name}`, Update content.
+    #[derive(Clone, Copy, Debug)]
+    pub struct UpdateContent;
+    impl vidplat_core::OperationMarker for UpdateContent {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[11];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = UpdateContentParams;
+        type Body = super::types::ContentUpdate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `update_content` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct UpdateContentParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `list_documents`: `GET /v1/contents/{content-name}/documents`, List documents.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListDocuments;
+    impl vidplat_core::OperationMarker for ListDocuments {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[12];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::DocumentList;
+        type Params = ListDocumentsParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `list_documents` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ListDocumentsParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `register_document`: `POST /v1/contents/{content-name}/documents`, Register document.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterDocument;
+    impl vidplat_core::OperationMarker for RegisterDocument {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[13];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::RegisteredId;
+        type Params = RegisterDocumentParams;
+        type Body = super::types::DocumentCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `register_document` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct RegisterDocumentParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `register_documents_bulk`: `POST /v1/contents/{content-name}/documents/bulk`, Register documents in bulk.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterDocumentsBulk;
+    impl vidplat_core::OperationMarker for RegisterDocumentsBulk {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[14];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BulkRegistration;
+        type Params = RegisterDocumentsBulkParams;
+        type Body = super::types::DocumentBulkCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `register_documents_bulk` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct RegisterDocumentsBulkParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `delete_document`: `DELETE /v1/contents/{content-name}/documents/{document-id}`, Delete document.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeleteDocument;
+    impl vidplat_core::OperationMarker for DeleteDocument {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[15];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = DeleteDocumentParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `delete_document` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeleteDocumentParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `document-id` (path).
+        #[serde(rename = "document_id")]
+        pub document_id: ::uuid::Uuid,
+    }
+    /// `get_document`: `GET /v1/contents/{content-name}/documents/{document-id}`, Get document.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetDocument;
+    impl vidplat_core::OperationMarker for GetDocument {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[16];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::Document;
+        type Params = GetDocumentParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_document` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetDocumentParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `document-id` (path).
+        #[serde(rename = "document_id")]
+        pub document_id: ::uuid::Uuid,
+    }
+    /// `update_document`: `PATCH /v1/contents/{content-name}/documents/{document-id}`, Update document.
+    #[derive(Clone, Copy, Debug)]
+    pub struct UpdateDocument;
+    impl vidplat_core::OperationMarker for UpdateDocument {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[17];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = UpdateDocumentParams;
+        type Body = super::types::DocumentUpdate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `update_document` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct UpdateDocumentParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `document-id` (path).
+        #[serde(rename = "document_id")]
+        pub document_id: ::uuid::Uuid,
+    }
+    /// `get_play_information`: `GET /v1/contents/{content-name}/play`, Get play information.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetPlayInformation;
+    impl vidplat_core::OperationMarker for GetPlayInformation {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[18];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::PlayInformation;
+        type Params = GetPlayInformationParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_play_information` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetPlayInformationParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `disable_cfp` (query).
+        #[serde(rename = "disable_cfp")]
+        pub disable_cfp: Option<bool>,
+        /// `ss` (query).
+        #[serde(rename = "ss")]
+        pub ss: Option<super::types::GetPlayInformationSs>,
+        /// `x-vms-client-country` (header).
+        #[serde(rename = "x_vms_client_country")]
+        pub x_vms_client_country: Option<
+            super::types::GetPlayInformationXVmsClientCountry,
+        >,
+        /// `x-vms-client-ip` (header).
+        #[serde(rename = "x_vms_client_ip")]
+        pub x_vms_client_ip: Option<::std::net::Ipv4Addr>,
+        /// `x-vms-client-referer` (header).
+        #[serde(rename = "x_vms_client_referer")]
+        pub x_vms_client_referer: Option<
+            super::types::GetPlayInformationXVmsClientReferer,
+        >,
+        /// `x-vms-date` (header).
+        #[serde(rename = "x_vms_date")]
+        pub x_vms_date: Option<vidplat_core::Timestamp>,
+        /// `x-vms-user-agent` (header).
+        #[serde(rename = "x_vms_user_agent")]
+        pub x_vms_user_agent: Option<super::types::GetPlayInformationXVmsUserAgent>,
+    }
+    /// `list_posters`: `GET /v1/contents/{content-name}/posters`, List posters.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListPosters;
+    impl vidplat_core::OperationMarker for ListPosters {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[19];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::PosterList;
+        type Params = ListPostersParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `list_posters` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ListPostersParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `register_poster`: `POST /v1/contents/{content-name}/posters`, Register poster.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterPoster;
+    impl vidplat_core::OperationMarker for RegisterPoster {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[20];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::RegisteredId;
+        type Params = RegisterPosterParams;
+        type Body = super::types::PosterCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `register_poster` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct RegisterPosterParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `register_posters_bulk`: `POST /v1/contents/{content-name}/posters/bulk`, Register posters in bulk.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterPostersBulk;
+    impl vidplat_core::OperationMarker for RegisterPostersBulk {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[21];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BulkRegistration;
+        type Params = RegisterPostersBulkParams;
+        type Body = super::types::PosterBulkCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `register_posters_bulk` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct RegisterPostersBulkParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `reorder_posters`: `PUT /v1/contents/{content-name}/posters/order`, Reorder posters.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ReorderPosters;
+    impl vidplat_core::OperationMarker for ReorderPosters {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[22];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = ReorderPostersParams;
+        type Body = super::types::PosterOrder;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `reorder_posters` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ReorderPostersParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `delete_poster`: `DELETE /v1/contents/{content-name}/posters/{poster-id}`, Delete poster.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeletePoster;
+    impl vidplat_core::OperationMarker for DeletePoster {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[23];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = DeletePosterParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `delete_poster` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeletePosterParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `poster-id` (path).
+        #[serde(rename = "poster_id")]
+        pub poster_id: ::uuid::Uuid,
+    }
+    /// `get_poster`: `GET /v1/contents/{content-name}/posters/{poster-id}`, Get poster.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetPoster;
+    impl vidplat_core::OperationMarker for GetPoster {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[24];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::Poster;
+        type Params = GetPosterParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_poster` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetPosterParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `poster-id` (path).
+        #[serde(rename = "poster_id")]
+        pub poster_id: ::uuid::Uuid,
+    }
+    /// `update_poster`: `PATCH /v1/contents/{content-name}/posters/{poster-id}`, Update poster.
+    #[derive(Clone, Copy, Debug)]
+    pub struct UpdatePoster;
+    impl vidplat_core::OperationMarker for UpdatePoster {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[25];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = UpdatePosterParams;
+        type Body = super::types::PosterUpdate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `update_poster` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct UpdatePosterParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `poster-id` (path).
+        #[serde(rename = "poster_id")]
+        pub poster_id: ::uuid::Uuid,
+    }
+    /// `get_content_statistics`: `GET /v1/contents/{content-name}/statistics`, Content delivery volume.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetContentStatistics;
+    impl vidplat_core::OperationMarker for GetContentStatistics {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[26];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::ContentStatistics;
+        type Params = GetContentStatisticsParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_content_statistics` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetContentStatisticsParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `end` (query).
+        #[serde(rename = "end")]
+        pub end: Option<vidplat_core::Date>,
+        /// `granularity` (query).
+        #[serde(rename = "granularity")]
+        pub granularity: Option<super::types::StatisticsGranularity>,
+        /// `start` (query).
+        #[serde(rename = "start")]
+        pub start: Option<vidplat_core::Date>,
+    }
+    /// `list_stream_sets`: `GET /v1/contents/{content-name}/stream-sets`, List stream sets.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListStreamSets;
+    impl vidplat_core::OperationMarker for ListStreamSets {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[27];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::StreamSetList;
+        type Params = ListStreamSetsParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `list_stream_sets` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ListStreamSetsParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `register_stream_set`: `POST /v1/contents/{content-name}/stream-sets`, Register stream set.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterStreamSet;
+    impl vidplat_core::OperationMarker for RegisterStreamSet {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[28];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::StreamSetRegistration;
+        type Params = RegisterStreamSetParams;
+        type Body = super::types::StreamSetCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `register_stream_set` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct RegisterStreamSetParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `delete_stream_set`: `DELETE /v1/contents/{content-name}/stream-sets/{set-name}`, Delete stream set.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeleteStreamSet;
+    impl vidplat_core::OperationMarker for DeleteStreamSet {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[29];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = DeleteStreamSetParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `delete_stream_set` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeleteStreamSetParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `set-name` (path).
+        #[serde(rename = "set_name")]
+        pub set_name: super::types::StreamSetName,
+    }
+    /// `get_stream_set`: `GET /v1/contents/{content-name}/stream-sets/{set-name}`, Get stream set.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetStreamSet;
+    impl vidplat_core::OperationMarker for GetStreamSet {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[30];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::StreamSet;
+        type Params = GetStreamSetParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_stream_set` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetStreamSetParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `set-name` (path).
+        #[serde(rename = "set_name")]
+        pub set_name: super::types::StreamSetName,
+    }
+    /// `update_stream_set`: `PATCH /v1/contents/{content-name}/stream-sets/{set-name}`, Update stream set.
+    #[derive(Clone, Copy, Debug)]
+    pub struct UpdateStreamSet;
+    impl vidplat_core::OperationMarker for UpdateStreamSet {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[31];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = UpdateStreamSetParams;
+        type Body = super::types::StreamSetUpdate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `update_stream_set` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct UpdateStreamSetParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `set-name` (path).
+        #[serde(rename = "set_name")]
+        pub set_name: super::types::StreamSetName,
+    }
+    /// `list_streams`: `GET /v1/contents/{content-name}/streams`, List streams.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListStreams;
+    impl vidplat_core::OperationMarker for ListStreams {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[32];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::StreamList;
+        type Params = ListStreamsParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `list_streams` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ListStreamsParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `register_stream`: `POST /v1/contents/{content-name}/streams`, Register stream.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterStream;
+    impl vidplat_core::OperationMarker for RegisterStream {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[33];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::RegisteredId;
+        type Params = RegisterStreamParams;
+        type Body = super::types::StreamCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `register_stream` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct RegisterStreamParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `register_streams_bulk`: `POST /v1/contents/{content-name}/streams/bulk`, Register streams in bulk.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterStreamsBulk;
+    impl vidplat_core::OperationMarker for RegisterStreamsBulk {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[34];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BulkRegistration;
+        type Params = RegisterStreamsBulkParams;
+        type Body = super::types::StreamBulkCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `register_streams_bulk` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct RegisterStreamsBulkParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `delete_stream`: `DELETE /v1/contents/{content-name}/streams/{stream-id}`, Delete stream.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeleteStream;
+    impl vidplat_core::OperationMarker for DeleteStream {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[35];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = DeleteStreamParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `delete_stream` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeleteStreamParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `stream-id` (path).
+        #[serde(rename = "stream_id")]
+        pub stream_id: ::uuid::Uuid,
+    }
+    /// `get_stream`: `GET /v1/contents/{content-name}/streams/{stream-id}`, Get stream.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetStream;
+    impl vidplat_core::OperationMarker for GetStream {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[36];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::Stream;
+        type Params = GetStreamParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_stream` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetStreamParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `stream-id` (path).
+        #[serde(rename = "stream_id")]
+        pub stream_id: ::uuid::Uuid,
+    }
+    /// `update_stream`: `PATCH /v1/contents/{content-name}/streams/{stream-id}`, Update stream.
+    #[derive(Clone, Copy, Debug)]
+    pub struct UpdateStream;
+    impl vidplat_core::OperationMarker for UpdateStream {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[37];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = UpdateStreamParams;
+        type Body = super::types::StreamUpdate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `update_stream` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct UpdateStreamParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `stream-id` (path).
+        #[serde(rename = "stream_id")]
+        pub stream_id: ::uuid::Uuid,
+    }
+    /// `list_subtitles`: `GET /v1/contents/{content-name}/subtitles`, List subtitles.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListSubtitles;
+    impl vidplat_core::OperationMarker for ListSubtitles {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[38];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::SubtitleList;
+        type Params = ListSubtitlesParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `list_subtitles` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ListSubtitlesParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `register_subtitle`: `POST /v1/contents/{content-name}/subtitles`, Register subtitle.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterSubtitle;
+    impl vidplat_core::OperationMarker for RegisterSubtitle {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[39];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::RegisteredId;
+        type Params = RegisterSubtitleParams;
+        type Body = super::types::SubtitleCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `register_subtitle` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct RegisterSubtitleParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `register_subtitles_bulk`: `POST /v1/contents/{content-name}/subtitles/bulk`, Register subtitles in bulk.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterSubtitlesBulk;
+    impl vidplat_core::OperationMarker for RegisterSubtitlesBulk {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[40];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::BulkRegistration;
+        type Params = RegisterSubtitlesBulkParams;
+        type Body = super::types::SubtitleBulkCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `register_subtitles_bulk` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct RegisterSubtitlesBulkParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+    }
+    /// `delete_subtitle`: `DELETE /v1/contents/{content-name}/subtitles/{subtitle-id}`, Delete subtitle.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeleteSubtitle;
+    impl vidplat_core::OperationMarker for DeleteSubtitle {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[41];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = DeleteSubtitleParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `delete_subtitle` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeleteSubtitleParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `subtitle-id` (path).
+        #[serde(rename = "subtitle_id")]
+        pub subtitle_id: ::uuid::Uuid,
+    }
+    /// `get_subtitle`: `GET /v1/contents/{content-name}/subtitles/{subtitle-id}`, Get subtitle.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetSubtitle;
+    impl vidplat_core::OperationMarker for GetSubtitle {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[42];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::Subtitle;
+        type Params = GetSubtitleParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_subtitle` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetSubtitleParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `subtitle-id` (path).
+        #[serde(rename = "subtitle_id")]
+        pub subtitle_id: ::uuid::Uuid,
+    }
+    /// `update_subtitle`: `PATCH /v1/contents/{content-name}/subtitles/{subtitle-id}`, Update subtitle.
+    #[derive(Clone, Copy, Debug)]
+    pub struct UpdateSubtitle;
+    impl vidplat_core::OperationMarker for UpdateSubtitle {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[43];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = UpdateSubtitleParams;
+        type Body = super::types::SubtitleUpdate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `update_subtitle` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct UpdateSubtitleParams {
+        /// `content-name` (path).
+        #[serde(rename = "content_name")]
+        pub content_name: super::types::ContentName,
+        /// `subtitle-id` (path).
+        #[serde(rename = "subtitle_id")]
+        pub subtitle_id: ::uuid::Uuid,
+    }
+    /// `list_viewing_pages`: `GET /v1/instant-pages`, List viewing pages.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListViewingPages;
+    impl vidplat_core::OperationMarker for ListViewingPages {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[44];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::ViewingPageList;
+        type Params = ListViewingPagesParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `list_viewing_pages` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ListViewingPagesParams {
+        /// `content` (query).
+        #[serde(rename = "content")]
+        pub content: Option<super::types::ListViewingPagesContent>,
+        /// `page` (query).
+        #[serde(rename = "page")]
+        pub page: Option<::std::num::NonZeroU64>,
+        /// `per_page` (query).
+        #[serde(rename = "per_page")]
+        pub per_page: Option<::std::num::NonZeroU64>,
+        /// `playlist` (query).
+        #[serde(rename = "playlist")]
+        pub playlist: Option<super::types::ListViewingPagesPlaylist>,
+        /// `query` (query).
+        #[serde(rename = "query")]
+        pub query: Option<super::types::ListViewingPagesQuery>,
+        /// `sort` (query).
+        #[serde(rename = "sort")]
+        pub sort: Option<super::types::ListViewingPagesSort>,
+        /// `type` (query).
+        #[serde(rename = "type")]
+        pub type_: Option<super::types::ViewingPageType>,
+    }
+    /// `register_viewing_page`: `POST /v1/instant-pages`, Register viewing page.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterViewingPage;
+    impl vidplat_core::OperationMarker for RegisterViewingPage {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[45];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::ViewingPageRegistration;
+        type Params = ();
+        type Body = super::types::ViewingPageCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `delete_viewing_page`: `DELETE /v1/instant-pages/{page-id}`, Delete viewing page.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeleteViewingPage;
+    impl vidplat_core::OperationMarker for DeleteViewingPage {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[46];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = DeleteViewingPageParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `delete_viewing_page` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeleteViewingPageParams {
+        /// `page-id` (path).
+        #[serde(rename = "page_id")]
+        pub page_id: ::uuid::Uuid,
+    }
+    /// `get_viewing_page`: `GET /v1/instant-pages/{page-id}`, Get viewing page.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetViewingPage;
+    impl vidplat_core::OperationMarker for GetViewingPage {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[47];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::ViewingPage;
+        type Params = GetViewingPageParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_viewing_page` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetViewingPageParams {
+        /// `page-id` (path).
+        #[serde(rename = "page_id")]
+        pub page_id: ::uuid::Uuid,
+    }
+    /// `update_viewing_page`: `PATCH /v1/instant-pages/{page-id}`, Update viewing page.
+    #[derive(Clone, Copy, Debug)]
+    pub struct UpdateViewingPage;
+    impl vidplat_core::OperationMarker for UpdateViewingPage {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[48];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = UpdateViewingPageParams;
+        type Body = super::types::ViewingPageUpdate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `update_viewing_page` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct UpdateViewingPageParams {
+        /// `page-id` (path).
+        #[serde(rename = "page_id")]
+        pub page_id: ::uuid::Uuid,
+    }
+    /// `add_revoked_audience`: `POST /v1/instant-pages/{page-id}/revoked-audiences`, Add revoked audience.
+    #[derive(Clone, Copy, Debug)]
+    pub struct AddRevokedAudience;
+    impl vidplat_core::OperationMarker for AddRevokedAudience {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[49];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = AddRevokedAudienceParams;
+        type Body = super::types::RevokedAudienceAdd;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `add_revoked_audience` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct AddRevokedAudienceParams {
+        /// `page-id` (path).
+        #[serde(rename = "page_id")]
+        pub page_id: ::uuid::Uuid,
+    }
+    /// `list_labels`: `GET /v1/labels`, List labels.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListLabels;
+    impl vidplat_core::OperationMarker for ListLabels {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[50];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::LabelList;
+        type Params = ();
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `register_label`: `POST /v1/labels`, Register label.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RegisterLabel;
+    impl vidplat_core::OperationMarker for RegisterLabel {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[51];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::RegisteredId;
+        type Params = ();
+        type Body = super::types::LabelCreate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `delete_label`: `DELETE /v1/labels/{label-id}`, Delete label.
+    #[derive(Clone, Copy, Debug)]
+    pub struct DeleteLabel;
+    impl vidplat_core::OperationMarker for DeleteLabel {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[52];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = DeleteLabelParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `delete_label` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeleteLabelParams {
+        /// `label-id` (path).
+        #[serde(rename = "label_id")]
+        pub label_id: ::uuid::Uuid,
+    }
+    /// `get_label`: `GET /v1/labels/{label-id}`, Get label.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetLabel;
+    impl vidplat_core::OperationMarker for GetLabel {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[53];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::Label;
+        type Params = GetLabelParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_label` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetLabelParams {
+        /// `label-id` (path).
+        #[serde(rename = "label_id")]
+        pub label_id: ::uuid::Uuid,
+    }
+    /// `update_label`: `PATCH /v1/labels/{label-id}`, Update label.
+    #[derive(Clone, Copy, Debug)]
+    pub struct UpdateLabel;
+    impl vidplat_core::OperationMarker for UpdateLabel {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[54];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = ();
+        type Params = UpdateLabelParams;
+        type Body = super::types::LabelUpdate;
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `update_label` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct UpdateLabelParams {
+        /// `label-id` (path).
+        #[serde(rename = "label_id")]
+        pub label_id: ::uuid::Uuid,
+    }
+    /// `get_playlist_items`: `GET /v1/playlists/{playlist-name}/items`, Get playlist items.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetPlaylistItems;
+    impl vidplat_core::OperationMarker for GetPlaylistItems {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[55];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::PlaylistItems;
+        type Params = GetPlaylistItemsParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_playlist_items` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetPlaylistItemsParams {
+        /// `playlist-name` (path).
+        #[serde(rename = "playlist_name")]
+        pub playlist_name: super::types::PlaylistName,
+        /// `include_private` (query).
+        #[serde(rename = "include_private")]
+        pub include_private: Option<bool>,
+    }
+    /// `list_sites`: `GET /v1/sites`, List sites.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListSites;
+    impl vidplat_core::OperationMarker for ListSites {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[56];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::SiteList;
+        type Params = ();
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `get_site`: `GET /v1/sites/{site-id}`, Get site.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetSite;
+    impl vidplat_core::OperationMarker for GetSite {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[57];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::Site;
+        type Params = GetSiteParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_site` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetSiteParams {
+        /// `site-id` (path).
+        #[serde(rename = "site_id")]
+        pub site_id: ::uuid::Uuid,
+    }
+    /// `list_streaming_policies`: `GET /v1/streaming-policies`, List streaming policies.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ListStreamingPolicies;
+    impl vidplat_core::OperationMarker for ListStreamingPolicies {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[58];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::StreamingPolicyList;
+        type Params = ();
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// `get_streaming_policy`: `GET /v1/streaming-policies/{policy-id}`, Get streaming policy.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GetStreamingPolicy;
+    impl vidplat_core::OperationMarker for GetStreamingPolicy {
+        const META: &'static vidplat_core::OperationMeta = &super::operations::ALL[59];
+        const TABLE: &'static vidplat_core::ServiceTable = &super::operations::TABLE;
+        type Success = super::types::StreamingPolicy;
+        type Params = GetStreamingPolicyParams;
+        type Body = ();
+        type ErrorCode = super::types::ErrorCode;
+    }
+    /// The path, query and header members of a `get_streaming_policy` request.
+    #[derive(Clone, Debug, ::serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GetStreamingPolicyParams {
+        /// `policy-id` (path).
+        #[serde(rename = "policy_id")]
+        pub policy_id: ::uuid::Uuid,
+    }
+}
 impl Client {
     /**Reads with `get_content`, applies `change` to an update that keeps everything read (`ContentUpdate::builder_from`), and sends it with `update_content`.
 
