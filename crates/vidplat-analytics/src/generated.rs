@@ -38484,6 +38484,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -38598,6 +38599,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -38730,6 +38732,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -38853,6 +38856,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -38949,6 +38953,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -39054,6 +39059,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -39168,6 +39174,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -39264,6 +39271,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -39378,6 +39386,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -39453,6 +39462,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -39567,6 +39577,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -39681,6 +39692,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -39793,6 +39805,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -39907,6 +39920,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -40021,6 +40035,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -40135,6 +40150,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -40237,6 +40253,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -40339,6 +40356,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -40441,6 +40459,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -40561,6 +40580,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -40663,6 +40683,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -40734,6 +40755,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -40835,6 +40857,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -40954,6 +40977,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -41073,6 +41097,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -41175,6 +41200,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -41246,6 +41272,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data", "truncated"],
@@ -41308,6 +41335,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -41410,6 +41438,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -41512,6 +41541,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -41599,6 +41629,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -41718,6 +41749,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -41837,6 +41869,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -41930,6 +41963,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {

@@ -435,6 +435,10 @@ pub struct OperationMeta {
     /// GET's operation, which reads what the update changes. Whether the
     /// service keeps or resets the members an update leaves out is not shown.
     pub reads_with: Option<&'static str>,
+    /// For an update: the registration its resource was made with (the POST
+    /// on the collection its item path is under), whose body it stands for
+    /// under the reading that an update resets what it leaves out.
+    pub registered_by: Option<&'static str>,
     /// For a registration the account's set-up file declares (the YAML's
     /// `x-catalog`): the kind of resource, with its other operations.
     pub catalog: Option<CatalogKind>,
@@ -574,6 +578,7 @@ mod routing_tests {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],

@@ -26,6 +26,7 @@ const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMe
         registers_tasks: false,
         csv_rows_of: None,
         reads_with: None,
+        registered_by: None,
         catalog: None,
         checks: &[],
         success_members: &["id", "status"],

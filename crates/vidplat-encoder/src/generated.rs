@@ -13681,6 +13681,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -13757,6 +13758,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["external_id"],
@@ -13795,6 +13797,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -13825,6 +13828,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_notification_settings"),
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -13887,6 +13891,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -13962,6 +13967,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: Some(vidplat_core::CatalogKind {
                 key: "presets",
                 one: "preset",
@@ -14149,6 +14155,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -14184,6 +14191,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -14286,6 +14294,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_preset"),
+            registered_by: Some("register_preset"),
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -14465,6 +14474,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -14528,6 +14538,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: Some(vidplat_core::CatalogKind {
                 key: "profiles",
                 one: "profile",
@@ -14636,6 +14647,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -14671,6 +14683,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -14753,6 +14766,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_profile"),
+            registered_by: Some("register_profile"),
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -14855,6 +14869,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -14899,6 +14914,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: Some("register_task"),
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -14955,6 +14971,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -14990,6 +15007,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -15051,6 +15069,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -15076,6 +15095,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -15253,6 +15273,7 @@ pub mod operations {
             registers_tasks: true,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -15555,6 +15576,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -15590,6 +15612,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -15711,6 +15734,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {

@@ -47,15 +47,19 @@ impl<S: Clone + Send + Sync + 'static> Operations<S> {
     }
 
     /// Routes update operation `id` like [`Operations::route`]. Under
-    /// [`Updates::Reset`] an update stands for a registration, so a body
-    /// leaving out a member that operation `registration` requires (and the
-    /// update may carry) is refused, each such member named.
-    pub(crate) fn route_update<H, T>(self, id: &str, registration: &str, handler: H) -> Self
+    /// [`Updates::Reset`] an update stands for a registration (its row's
+    /// `registered_by`), so a body leaving out a member that registration
+    /// requires (and the update may carry) is refused, each such member named.
+    pub(crate) fn route_update<H, T>(self, id: &str, handler: H) -> Self
     where
         H: axum::handler::Handler<T, S>,
         T: 'static,
     {
-        let (path, also_required) = (self.meta(id).path, self.meta(registration).body);
+        let meta = self.meta(id);
+        let registration = meta
+            .registered_by
+            .unwrap_or_else(|| panic!("`{id}` is routed as an update, and its row names no registration"));
+        let (path, also_required) = (meta.path, self.meta(registration).body);
         let guard = match self.shared.config.updates {
             Updates::Reset => also_required,
             Updates::Keep => None,

@@ -43839,6 +43839,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -43881,6 +43882,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: Some(vidplat_core::CatalogKind {
                 key: "categories",
                 one: "category",
@@ -43943,6 +43945,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -43978,6 +43981,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["created_at", "id", "name", "statistics", "updated_at"],
@@ -44029,6 +44033,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_category"),
+            registered_by: Some("register_category"),
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -44092,6 +44097,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -44136,6 +44142,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -44198,6 +44205,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -44420,6 +44428,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -44952,6 +44961,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -44987,6 +44997,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -45332,6 +45343,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_content"),
+            registered_by: Some("register_content"),
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -45626,6 +45638,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -45692,6 +45705,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -45804,6 +45818,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -45877,6 +45892,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -45921,6 +45937,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -46005,6 +46022,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_document"),
+            registered_by: Some("register_document"),
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -46126,6 +46144,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -46308,6 +46327,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -46374,6 +46394,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -46506,6 +46527,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -46581,6 +46603,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -46638,6 +46661,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -46682,6 +46706,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -46768,6 +46793,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_poster"),
+            registered_by: Some("register_poster"),
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -46909,6 +46935,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["statistics"],
@@ -46971,6 +46998,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -47025,6 +47053,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -47121,6 +47150,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -47165,6 +47195,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -47235,6 +47266,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_stream_set"),
+            registered_by: Some("register_stream_set"),
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -47326,6 +47358,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -47446,6 +47479,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -47748,6 +47782,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -47876,6 +47911,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -47920,6 +47956,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -48072,6 +48109,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_stream"),
+            registered_by: Some("register_stream"),
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -48383,6 +48421,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -48449,6 +48488,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -48561,6 +48601,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -48634,6 +48675,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -48678,6 +48720,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -48762,6 +48805,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_subtitle"),
+            registered_by: Some("register_subtitle"),
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -48883,6 +48927,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -49041,6 +49086,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -49262,6 +49308,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -49297,6 +49344,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -49388,6 +49436,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_viewing_page"),
+            registered_by: Some("register_viewing_page"),
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -49581,6 +49630,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -49635,6 +49685,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -49667,6 +49718,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: Some(vidplat_core::CatalogKind {
                 key: "labels",
                 one: "label",
@@ -49720,6 +49772,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[],
@@ -49755,6 +49808,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["created_at", "id", "name", "updated_at"],
@@ -49797,6 +49851,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: Some("get_label"),
+            registered_by: Some("register_label"),
             catalog: None,
             checks: &[
                 vidplat_core::Check {
@@ -49851,6 +49906,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -49919,6 +49975,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -49963,6 +50020,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[
@@ -50028,6 +50086,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &["data"],
@@ -50090,6 +50149,7 @@ pub mod operations {
             registers_tasks: false,
             csv_rows_of: None,
             reads_with: None,
+            registered_by: None,
             catalog: None,
             checks: &[],
             success_members: &[

@@ -505,3 +505,46 @@ async fn the_request_examples_of_the_conditional_rules_are_taken() {
     .await;
     assert_eq!(status, 200, "{body}");
 }
+
+/// Each update's row names its registration: the POST on the collection its
+/// item path is under (what the simulator's updates stand for when an update
+/// resets what it leaves out); no other row names one.
+#[test]
+fn every_update_names_the_registration_of_its_resource() {
+    let tables: [&[vidplat_core::OperationMeta]; 3] = [
+        &vidplat_encoder::operations::ALL,
+        &vidplat_vms::operations::ALL,
+        &vidplat_analytics::operations::ALL,
+    ];
+    let mut named = Vec::new();
+    for table in tables {
+        for row in table {
+            let Some(registration) = row.registered_by else {
+                continue;
+            };
+            let registration = table
+                .iter()
+                .find(|other| other.id == registration)
+                .unwrap_or_else(|| panic!("{}: `{registration}` is not in its table", row.id));
+            assert!(
+                matches!(row.method, vidplat_core::Method::Put | vidplat_core::Method::Patch),
+                "{}",
+                row.id
+            );
+            assert_eq!(registration.method, vidplat_core::Method::Post, "{}", row.id);
+            let (collection, _) = row.path.rsplit_once("/{").expect("an item path");
+            assert_eq!(registration.path, collection, "{}", row.id);
+            named.push((row.id, registration.id));
+        }
+    }
+    for pair in [
+        ("update_preset", "register_preset"),
+        ("update_profile", "register_profile"),
+        ("update_content", "register_content"),
+        ("update_stream_set", "register_stream_set"),
+        ("update_stream", "register_stream"),
+        ("update_subtitle", "register_subtitle"),
+    ] {
+        assert!(named.contains(&pair), "{pair:?} in {named:?}");
+    }
+}

@@ -474,6 +474,7 @@ mod tests {
         registers_tasks: false,
         csv_rows_of: None,
         reads_with: None,
+        registered_by: None,
         catalog: None,
         checks: &[],
         success_members: &[],

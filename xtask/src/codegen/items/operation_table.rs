@@ -52,6 +52,18 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
             }
             None => quote!(None),
         };
+        // An update's registration: the POST on the collection above its item path.
+        let registered_by = match (op.method.as_str(), op.path.rsplit_once("/{")) {
+            ("PUT" | "PATCH", Some((collection, last))) if !last.contains('/') => operations
+                .iter()
+                .find(|other| other.method == "POST" && other.path == collection)
+                .map(|registration| &registration.id),
+            _ => None,
+        };
+        let registered_by = match registered_by {
+            Some(registration) => quote!(Some(#registration)),
+            None => quote!(None),
+        };
         let csv_rows_of = match yaml["x-csv-rows"].as_str() {
             Some(rows) if operations.iter().any(|other| other.id == rows) => quote!(Some(#rows)),
             Some(rows) => bail!("{id}: x-csv-rows names `{rows}`, no operation of this service"),
@@ -111,6 +123,7 @@ pub fn module(service: &Service, spec: &Value, operations: &[Operation]) -> Resu
                 registers_tasks: #registers_tasks,
                 csv_rows_of: #csv_rows_of,
                 reads_with: #reads_with,
+                registered_by: #registered_by,
                 catalog: #catalog,
                 checks: &[#(#checks),*],
                 success_members: &[#(#success_members),*],
