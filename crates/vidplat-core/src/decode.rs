@@ -111,7 +111,11 @@ pub(crate) async fn decode_whole<T: DeserializeOwned + Send + 'static>(
     let status = response.status();
     let headers = std::mem::take(response.headers_mut());
     match decode::<T>(&body).await {
-        Ok(value) => Ok(Response::new(status, headers, value)),
+        Ok(value) => {
+            let mut digest = crate::response::BodyDigest::default();
+            std::hash::Hasher::write(&mut digest, &body);
+            Ok(Response::new(status, headers, value).with_digest(std::hash::Hasher::finish(&digest)))
+        }
         Err(Undecodable { source, path }) => Err(decode_failure(&call, status.as_u16(), &body, path, source)),
     }
 }

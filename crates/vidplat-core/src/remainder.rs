@@ -42,6 +42,7 @@ impl Remainder {
         mut self,
         response: &mut reqwest::Response,
         chunks: mpsc::Sender<Bytes>,
+        digest: &mut impl std::hash::Hasher,
     ) -> Result<(), FailureKind> {
         let cap = self.cap;
         let idle = self.idle;
@@ -58,6 +59,7 @@ impl Remainder {
                 if read > cap {
                     return Err(FailureKind::BodyTooLarge { limit: cap });
                 }
+                digest.write(&chunk);
                 if chunks.send(chunk).await.is_err() {
                     return Ok(());
                 }

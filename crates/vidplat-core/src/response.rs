@@ -11,11 +11,35 @@ pub struct Response<T> {
     status: StatusCode,
     headers: HeaderMap,
     value: T,
+    digest: Option<u64>,
 }
+
+/// The hash of a body's bytes as they arrive (SipHash with fixed keys: the
+/// same bytes give the same digest in every call of a process; not a
+/// secure digest).
+pub(crate) type BodyDigest = std::collections::hash_map::DefaultHasher;
 
 impl<T> Response<T> {
     pub(crate) fn new(status: StatusCode, headers: HeaderMap, value: T) -> Self {
-        Self { status, headers, value }
+        Self {
+            status,
+            headers,
+            value,
+            digest: None,
+        }
+    }
+
+    pub(crate) fn with_digest(mut self, digest: u64) -> Self {
+        self.digest = Some(digest);
+        self
+    }
+
+    /// A hash of the body's bytes as they arrived (`None` when no body was
+    /// read): two answers with the same bytes have the same digest, so a
+    /// paginator tells a page the server sends again without serialising
+    /// its rows. Not a secure digest.
+    pub fn body_digest(&self) -> Option<u64> {
+        self.digest
     }
 
     /// The decoded body.

@@ -83,6 +83,7 @@ fn excerpt_head(prefix: &Bytes) -> Vec<u8> {
 
 /// Runs `decode` on a blocking thread over the body's chunks while the
 /// call's task reads them; the read's failure comes first, then the decode's.
+/// With the value, the digest of the body's bytes.
 async fn decode_while_reading<V: Send + 'static>(
     mut response: reqwest::Response,
     prefix: Bytes,
@@ -90,9 +91,11 @@ async fn decode_while_reading<V: Send + 'static>(
     status: u16,
     rest: Option<Remainder>,
     decode: impl FnOnce(BodyReader) -> Result<V, (Option<String>, serde_json::Error)> + Send + 'static,
-) -> Result<V, CallFailure> {
+) -> Result<(V, u64), CallFailure> {
     let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
     let head = excerpt_head(&prefix);
+    let mut digest = crate::response::BodyDigest::default();
+    std::hash::Hasher::write(&mut digest, &prefix);
     let decoder = tokio::task::spawn_blocking(move || {
         decode(BufReader::with_capacity(
             16 * 1024,
@@ -104,7 +107,7 @@ async fn decode_while_reading<V: Send + 'static>(
     });
     // A body read whole already (smaller than the threshold) has no rest: the decoder reads the prefix alone.
     let pumped = match rest {
-        Some(rest) => rest.pump(&mut response, tx).await,
+        Some(rest) => rest.pump(&mut response, tx, &mut digest).await,
         None => {
             drop(tx);
             Ok(())
@@ -116,7 +119,7 @@ async fn decode_while_reading<V: Send + 'static>(
     };
     match (pumped, decoded) {
         (Err(kind), _) => Err(read_failure(call, kind)),
-        (Ok(()), Ok(value)) => Ok(value),
+        (Ok(()), Ok(value)) => Ok((value, std::hash::Hasher::finish(&digest))),
         (Ok(()), Err((path, source))) => Err(decode_failure(call, status, &head, path, source)),
     }
 }
@@ -145,8 +148,9 @@ pub(crate) async fn decode_while_arriving<T: DeserializeOwned + Send + 'static>(
     } = exchange;
     let status = response.status();
     let headers = std::mem::take(response.headers_mut());
-    let value = decode_while_reading(response, body, &call, status.as_u16(), rest, decode_tracked::<T>).await?;
-    Ok(Response::new(status, headers, value))
+    let (value, digest) =
+        decode_while_reading(response, body, &call, status.as_u16(), rest, decode_tracked::<T>).await?;
+    Ok(Response::new(status, headers, value).with_digest(digest))
 }
 
 /// The rows of a handed-over list answer, one by one as they are decoded.

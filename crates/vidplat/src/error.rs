@@ -96,7 +96,8 @@ pub enum Error {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PagingProblem {
-    /// The page received is the one before it again (same rows): the list does not advance.
+    /// The page received is the one before it again (the same body, byte
+    /// for byte): the list does not advance.
     SamePageAgain,
     /// `last_page` names no page that can exist (below 1, or before the page that said it).
     ImpossibleLastPage(i64),
@@ -304,7 +305,7 @@ impl fmt::Display for Error {
                 }
                 match problem {
                     PagingProblem::SamePageAgain => {
-                        f.write_str("the server answered the same rows as the page before; the list does not advance")
+                        f.write_str("the server answered the page before again, byte for byte; the list does not advance")
                     }
                     PagingProblem::ImpossibleLastPage(last) => write!(f, "the server said last_page {last}, which no list has"),
                     PagingProblem::PrefetchNotOffered(style) => write!(

@@ -16,8 +16,8 @@
 //! An empty page always ends the stream. Analytics pages go through the
 //! client's quota limiter like every other call, one after the other.
 //!
-//! A server cannot keep a stream going forever: a page with the same rows as
-//! the one before, or a `last_page` below 1, ends it with
+//! A server cannot keep a stream going forever: a page whose body is the
+//! one before's again, byte for byte (hashed as it arrives), or a `last_page` below 1, ends it with
 //! [`Error::Paging`], and so does a page past [`DEFAULT_MAX_PAGES`] (for a
 //! list under the analytics quota, [`DEFAULT_MAX_QUOTA_PAGES`]) unless
 //! [`Pages::max_pages`] set another bound (which then ends the stream quietly).
@@ -242,15 +242,26 @@ impl<O: Paginated> fmt::Debug for Items<'_, O> {
     }
 }
 
+/// A page as it arrived: decoded, and the digest of its body's bytes.
+struct Fetched<P> {
+    page: P,
+    digest: Option<u64>,
+}
+
 async fn fetch<O: Paginated>(
     operation: O,
     at: PagePosition,
     wire_slot: Option<OwnedSemaphorePermit>,
-) -> Result<O::Success, Error> {
+) -> Result<Fetched<O::Success>, Error> {
     let operation = operation
         .at(at)
         .map_err(|_| not_started::<O>(PagingProblem::PositionOfAnotherStyle(O::STYLE)))?;
-    Ok(vidplat_core::send_operation(operation, wire_slot).await?.into_inner())
+    let response = vidplat_core::send_operation(operation, wire_slot).await?;
+    let digest = response.body_digest();
+    Ok(Fetched {
+        page: response.into_inner(),
+        digest,
+    })
 }
 
 /// A listing refused before its first request.
@@ -288,7 +299,7 @@ struct Numbered<'a, O: Paginated> {
 }
 
 /// A page's number and what asking for it gave.
-type NumberedPage<O> = (u64, Result<<O as vidplat_core::Operation>::Success, Error>);
+type NumberedPage<O> = (u64, Result<Fetched<<O as vidplat_core::Operation>::Success>, Error>);
 
 #[derive(Clone, Copy, PartialEq)]
 enum FirstPage {
@@ -362,7 +373,7 @@ impl<'a, O: Paginated + 'a> Numbered<'a, O> {
 }
 
 impl<'a, O: Paginated + Unpin + 'a> Stream for Numbered<'a, O> {
-    type Item = Result<O::Success, Error>;
+    type Item = Result<Fetched<O::Success>, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
@@ -375,7 +386,7 @@ impl<'a, O: Paginated + Unpin + 'a> Stream for Numbered<'a, O> {
             this.end_after(this.limit);
             return Poll::Ready(None);
         }
-        match &page {
+        match page.as_ref().map(|fetched| &fetched.page) {
             Ok(page) if page.is_empty() => this.end_after(n),
             Ok(page) if this.first == FirstPage::Awaited => {
                 if let Some(last) = page.last_page().filter(|last| *last < 1) {
@@ -406,9 +417,9 @@ impl<'a, O: Paginated + Unpin + 'a> Stream for Numbered<'a, O> {
 }
 
 /// Ends `pages` with [`Error::Paging`] at a page that repeats the one before
-/// (the same rows) or past `bound` pages.
+/// (the same body, by its digest) or past `bound` pages.
 fn guarded<'a, P: Paged + Send + 'a>(
-    pages: BoxStream<'a, Result<P, Error>>,
+    pages: BoxStream<'a, Result<Fetched<P>, Error>>,
     operation: &'static str,
     bound: Option<usize>,
 ) -> BoxStream<'a, Result<P, Error>> {
@@ -431,9 +442,10 @@ fn guarded<'a, P: Paged + Send + 'a>(
         if seen.stopped {
             return None;
         }
-        let page = seen.pages.next().await?.and_then(|page| {
+        let page = seen.pages.next().await?.and_then(|Fetched { page, digest }| {
             seen.received = seen.received.saturating_add(1);
-            let fingerprint = fingerprint(&page);
+            // An empty page ends a list: the same one twice says nothing.
+            let fingerprint = digest.filter(|_| !page.is_empty()).map(|digest| (page.len(), digest));
             let problem = if bound.is_some_and(|bound| seen.received > u64::try_from(bound).unwrap_or(u64::MAX)) {
                 Some(PagingProblem::TooManyPages {
                     bound: bound.unwrap_or_default(),
@@ -459,29 +471,6 @@ fn guarded<'a, P: Paged + Send + 'a>(
     .boxed()
 }
 
-/// What tells a page from the next: its length and a hash of all its rows
-/// (written straight into the hasher: no copy of the page is made).
-fn fingerprint<P: Paged>(page: &P) -> Option<(usize, u64)> {
-    use std::hash::Hasher;
-    struct HashWriter(std::collections::hash_map::DefaultHasher);
-    impl std::io::Write for HashWriter {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.write(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let rows = page.items();
-    if rows.is_empty() {
-        return None;
-    }
-    let mut writer = HashWriter(Default::default());
-    serde_json::to_writer(&mut writer, rows).ok()?;
-    Some((rows.len(), writer.0.finish()))
-}
-
 fn truncated_and_not_empty<P: Paged>(page: &P) -> bool {
     page.truncated() == Some(true) && !page.is_empty()
 }
@@ -491,12 +480,16 @@ fn sequential<'a, O: Paginated + 'a>(
     operation: O,
     first: PagePosition,
     more: fn(&O::Success) -> bool,
-) -> BoxStream<'a, Result<O::Success, Error>> {
+) -> BoxStream<'a, Result<Fetched<O::Success>, Error>> {
     stream::try_unfold((operation, Some(first)), move |(operation, next)| async move {
         let Some(at) = next else { return Ok(None) };
-        let page = fetch(operation.clone(), at, None).await?;
-        let next = if more(&page) { at.after(page.len()) } else { None };
-        Ok(Some((page, (operation, next))))
+        let fetched = fetch(operation.clone(), at, None).await?;
+        let next = if more(&fetched.page) {
+            at.after(fetched.page.len())
+        } else {
+            None
+        };
+        Ok(Some((fetched, (operation, next))))
     })
     .boxed()
 }
@@ -527,7 +520,17 @@ mod tests {
     }
 
     async fn through_the_guard(pages: Vec<Vec<u32>>, bound: Option<usize>) -> Vec<Result<Vec<u32>, String>> {
-        let pages = stream::iter(pages.into_iter().map(|rows| Ok(Numbers(rows)))).boxed();
+        // Each page's body: its rows as text, its digest a hash of that text.
+        let fetched = |rows: Vec<u32>| {
+            use std::hash::Hasher as _;
+            let mut digest = std::collections::hash_map::DefaultHasher::new();
+            digest.write(format!("{rows:?}").as_bytes());
+            Ok(Fetched {
+                page: Numbers(rows),
+                digest: Some(digest.finish()),
+            })
+        };
+        let pages = stream::iter(pages.into_iter().map(fetched)).boxed();
         let guarded = guarded(pages, "list_numbers", bound);
         guarded
             .map(|page| page.map(|p| p.0).map_err(|e| e.to_string()))
@@ -539,7 +542,7 @@ mod tests {
     async fn the_guard_passes_a_list_that_advances_and_stops_one_that_does_not() {
         let advancing = through_the_guard(vec![vec![1, 2], vec![3, 4], vec![5]], Some(3)).await;
         assert_eq!(advancing, [Ok(vec![1, 2]), Ok(vec![3, 4]), Ok(vec![5])]);
-        // Same length and ends, another row between: a new page.
+        // Same length and ends, another row between: another body, a new page.
         let advancing = through_the_guard(vec![vec![1, 2, 9], vec![1, 3, 9]], None).await;
         assert_eq!(advancing.len(), 2);
         assert!(advancing.iter().all(Result::is_ok));
@@ -549,7 +552,7 @@ mod tests {
             repeating,
             [
                 Ok(vec![1, 2]),
-                Err("list_numbers: the listing stopped at page 2: the server answered the same rows as the page before; the list does not advance".to_owned())
+                Err("list_numbers: the listing stopped at page 2: the server answered the page before again, byte for byte; the list does not advance".to_owned())
             ]
         );
 

@@ -523,6 +523,51 @@ async fn a_list_that_never_ends_is_stopped_with_the_problem_named() {
     );
 }
 
+/// A page too large to read whole (over 1 MiB: decoded while it arrives)
+/// is told from the next by every byte of its body, its digest taken chunk by
+/// chunk: the same page again stops the list, one whose last row alone differs
+/// does not.
+#[tokio::test]
+async fn a_large_page_sent_again_is_told_by_every_byte_of_its_body() {
+    fn rows(last: &str) -> Value {
+        let mut rows: Vec<Value> = (0..30_000)
+            .map(|n| json!({"name": format!("row-{n:06}"), "os_name": "Android"}))
+            .collect();
+        rows.push(json!({"name": last, "os_name": "Android"}));
+        json!({"data": rows, "truncated": true})
+    }
+    fn same(_: &Request) -> Value {
+        rows("last")
+    }
+    fn last_row_moves(request: &Request) -> Value {
+        rows(&format!("last-{}", query(request, "offset").unwrap_or(0)))
+    }
+    let unlimited = |server: &MockServer| {
+        vidplat_tests::local_client(&server.uri())
+            .analytics_quota(None)
+            .build()
+            .unwrap()
+    };
+    let (server, seen) = serve("/v2/os/data", same, Duration::ZERO).await;
+    let listing = unlimited(&server);
+    assert_eq!(
+        stopped(listing.analytics().unwrap().cloud_by_os(), &seen).await,
+        ("cloud_by_os", 2, vidplat::PagingProblem::SamePageAgain, 2)
+    );
+    let (server, _) = serve("/v2/os/data", last_row_moves, Duration::ZERO).await;
+    let listing = unlimited(&server);
+    let pages: Vec<_> = listing
+        .analytics()
+        .unwrap()
+        .cloud_by_os()
+        .pages()
+        .max_pages(3)
+        .try_collect()
+        .await
+        .expect("three pages, each another body");
+    assert_eq!(pages.len(), 3);
+}
+
 /// How listing every page of `builder` stopped (`Error::Paging`'s operation,
 /// pages and problem), and how many requests the server saw.
 async fn stopped<'a, O>(builder: O, seen: &Seen) -> (&'static str, u64, vidplat::PagingProblem, usize)
