@@ -39,9 +39,9 @@ enum Task {
         /// Change nothing: fail if a generated file differs from what the YAML gives.
         #[arg(long, conflicts_with = "without")]
         check: bool,
-        /// Generate without these build-time passes (`reads`, `where_called`,
-        /// …), to price one against its decision record (`docs/decisions/`): in a
-        /// scratch checkout, never committed.
+        /// Generate without these build-time passes (`reads`, `patterns`, …), to
+        /// price one against its decision record (`docs/decisions/`): in a scratch
+        /// checkout, never committed.
         #[arg(long, value_delimiter = ',', value_name = "PASS")]
         without: Vec<String>,
     },

@@ -19,7 +19,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicAudience {
-        #[inline]
         pub fn builder() -> builder::BasicAudience {
             Default::default()
         }
@@ -43,7 +42,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicAudienceRatingPage {
-        #[inline]
         pub fn builder() -> builder::BasicAudienceRatingPage {
             Default::default()
         }
@@ -61,7 +59,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicAudienceRatingRow {
-        #[inline]
         pub fn builder() -> builder::BasicAudienceRatingRow {
             Default::default()
         }
@@ -85,7 +82,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentCategoryPage {
-        #[inline]
         pub fn builder() -> builder::BasicContentCategoryPage {
             Default::default()
         }
@@ -136,7 +132,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentCategoryRow {
-        #[inline]
         pub fn builder() -> builder::BasicContentCategoryRow {
             Default::default()
         }
@@ -160,7 +155,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentTitlePage {
-        #[inline]
         pub fn builder() -> builder::BasicContentTitlePage {
             Default::default()
         }
@@ -216,7 +210,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentTitleRow {
-        #[inline]
         pub fn builder() -> builder::BasicContentTitleRow {
             Default::default()
         }
@@ -240,7 +233,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentTitleUserPage {
-        #[inline]
         pub fn builder() -> builder::BasicContentTitleUserPage {
             Default::default()
         }
@@ -284,7 +276,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentTitleUserRow {
-        #[inline]
         pub fn builder() -> builder::BasicContentTitleUserRow {
             Default::default()
         }
@@ -308,7 +299,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicEnvironmentPage {
-        #[inline]
         pub fn builder() -> builder::BasicEnvironmentPage {
             Default::default()
         }
@@ -368,7 +358,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicEnvironmentRow {
-        #[inline]
         pub fn builder() -> builder::BasicEnvironmentRow {
             Default::default()
         }
@@ -392,7 +381,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicOsPage {
-        #[inline]
         pub fn builder() -> builder::BasicOsPage {
             Default::default()
         }
@@ -452,7 +440,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicOsRow {
-        #[inline]
         pub fn builder() -> builder::BasicOsRow {
             Default::default()
         }
@@ -473,7 +460,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicPlaybackPointSegment {
-        #[inline]
         pub fn builder() -> builder::BasicPlaybackPointSegment {
             Default::default()
         }
@@ -497,7 +483,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicQueryPage {
-        #[inline]
         pub fn builder() -> builder::BasicQueryPage {
             Default::default()
         }
@@ -599,7 +584,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicQueryRow {
-        #[inline]
         pub fn builder() -> builder::BasicQueryRow {
             Default::default()
         }
@@ -620,7 +604,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicReactionButton {
-        #[inline]
         pub fn builder() -> builder::BasicReactionButton {
             Default::default()
         }
@@ -644,7 +627,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicReactionPage {
-        #[inline]
         pub fn builder() -> builder::BasicReactionPage {
             Default::default()
         }
@@ -662,7 +644,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicReactionRow {
-        #[inline]
         pub fn builder() -> builder::BasicReactionRow {
             Default::default()
         }
@@ -680,7 +661,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicReactionSegment {
-        #[inline]
         pub fn builder() -> builder::BasicReactionSegment {
             Default::default()
         }
@@ -698,7 +678,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRealtimeTitleCount {
-        #[inline]
         pub fn builder() -> builder::BasicRealtimeTitleCount {
             Default::default()
         }
@@ -719,7 +698,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRealtimeUserCountRow {
-        #[inline]
         pub fn builder() -> builder::BasicRealtimeUserCountRow {
             Default::default()
         }
@@ -731,20 +709,17 @@ pub mod types {
     pub struct BasicRealtimeUserCountsLoginId(::std::string::String);
     impl ::std::ops::Deref for BasicRealtimeUserCountsLoginId {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<BasicRealtimeUserCountsLoginId> for ::std::string::String {
-        #[inline]
         fn from(value: BasicRealtimeUserCountsLoginId) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for BasicRealtimeUserCountsLoginId {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -762,7 +737,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for BasicRealtimeUserCountsLoginId {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -772,7 +746,6 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for BasicRealtimeUserCountsLoginId {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -810,7 +783,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRealtimeUserCountsPage {
-        #[inline]
         pub fn builder() -> builder::BasicRealtimeUserCountsPage {
             Default::default()
         }
@@ -834,7 +806,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRegionPage {
-        #[inline]
         pub fn builder() -> builder::BasicRegionPage {
             Default::default()
         }
@@ -891,7 +862,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRegionRow {
-        #[inline]
         pub fn builder() -> builder::BasicRegionRow {
             Default::default()
         }
@@ -915,7 +885,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicSitePage {
-        #[inline]
         pub fn builder() -> builder::BasicSitePage {
             Default::default()
         }
@@ -972,7 +941,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicSiteRow {
-        #[inline]
         pub fn builder() -> builder::BasicSiteRow {
             Default::default()
         }
@@ -1002,7 +970,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicSituation {
-        #[inline]
         pub fn builder() -> builder::BasicSituation {
             Default::default()
         }
@@ -1026,7 +993,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicTimePeriodPage {
-        #[inline]
         pub fn builder() -> builder::BasicTimePeriodPage {
             Default::default()
         }
@@ -1077,7 +1043,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicTimePeriodRow {
-        #[inline]
         pub fn builder() -> builder::BasicTimePeriodRow {
             Default::default()
         }
@@ -1101,7 +1066,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicUserPage {
-        #[inline]
         pub fn builder() -> builder::BasicUserPage {
             Default::default()
         }
@@ -1146,7 +1110,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicUserRow {
-        #[inline]
         pub fn builder() -> builder::BasicUserRow {
             Default::default()
         }
@@ -1170,7 +1133,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicViewingHistoryPage {
-        #[inline]
         pub fn builder() -> builder::BasicViewingHistoryPage {
             Default::default()
         }
@@ -1226,7 +1188,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicViewingHistoryRow {
-        #[inline]
         pub fn builder() -> builder::BasicViewingHistoryRow {
             Default::default()
         }
@@ -1250,7 +1211,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicViewingSituationPage {
-        #[inline]
         pub fn builder() -> builder::BasicViewingSituationPage {
             Default::default()
         }
@@ -1268,7 +1228,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicViewingSituationRow {
-        #[inline]
         pub fn builder() -> builder::BasicViewingSituationRow {
             Default::default()
         }
@@ -1286,7 +1245,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudActiveUserRow {
-        #[inline]
         pub fn builder() -> builder::CloudActiveUserRow {
             Default::default()
         }
@@ -1304,7 +1262,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudActiveUsersPage {
-        #[inline]
         pub fn builder() -> builder::CloudActiveUsersPage {
             Default::default()
         }
@@ -1316,26 +1273,22 @@ pub mod types {
     pub struct CloudActiveUsersSort(::std::string::String);
     impl ::std::ops::Deref for CloudActiveUsersSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudActiveUsersSort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudActiveUsersSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudActiveUsersSort {
-        #[inline]
         fn default() -> Self {
             CloudActiveUsersSort("date_time|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudActiveUsersSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1348,7 +1301,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudActiveUsersSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1357,7 +1309,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudActiveUsersSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1389,7 +1340,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudBrowserPage {
-        #[inline]
         pub fn builder() -> builder::CloudBrowserPage {
             Default::default()
         }
@@ -1440,7 +1390,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudBrowserRow {
-        #[inline]
         pub fn builder() -> builder::CloudBrowserRow {
             Default::default()
         }
@@ -1452,26 +1401,22 @@ pub mod types {
     pub struct CloudByBrowserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByBrowserSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByBrowserSort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudByBrowserSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByBrowserSort {
-        #[inline]
         fn default() -> Self {
             CloudByBrowserSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByBrowserSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1484,7 +1429,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByBrowserSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1493,7 +1437,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByBrowserSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1519,26 +1462,22 @@ pub mod types {
     pub struct CloudByContentCategorySort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentCategorySort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentCategorySort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudByContentCategorySort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentCategorySort {
-        #[inline]
         fn default() -> Self {
             CloudByContentCategorySort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentCategorySort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1551,7 +1490,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentCategorySort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1560,7 +1498,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByContentCategorySort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1586,26 +1523,22 @@ pub mod types {
     pub struct CloudByContentNameAndUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentNameAndUserSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentNameAndUserSort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudByContentNameAndUserSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentNameAndUserSort {
-        #[inline]
         fn default() -> Self {
             CloudByContentNameAndUserSort("content_title|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentNameAndUserSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1618,7 +1551,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentNameAndUserSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1628,7 +1560,6 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for CloudByContentNameAndUserSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1654,26 +1585,22 @@ pub mod types {
     pub struct CloudByContentNameSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentNameSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentNameSort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudByContentNameSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentNameSort {
-        #[inline]
         fn default() -> Self {
             CloudByContentNameSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentNameSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1686,7 +1613,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentNameSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1695,7 +1621,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByContentNameSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1721,26 +1646,22 @@ pub mod types {
     pub struct CloudByContentTitleAndUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentTitleAndUserSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentTitleAndUserSort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudByContentTitleAndUserSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentTitleAndUserSort {
-        #[inline]
         fn default() -> Self {
             CloudByContentTitleAndUserSort("content_title|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentTitleAndUserSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1753,7 +1674,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentTitleAndUserSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1763,7 +1683,6 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for CloudByContentTitleAndUserSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1789,26 +1708,22 @@ pub mod types {
     pub struct CloudByContentTitleSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentTitleSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentTitleSort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudByContentTitleSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentTitleSort {
-        #[inline]
         fn default() -> Self {
             CloudByContentTitleSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentTitleSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1821,7 +1736,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentTitleSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1830,7 +1744,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByContentTitleSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1856,26 +1769,22 @@ pub mod types {
     pub struct CloudByOsSort(::std::string::String);
     impl ::std::ops::Deref for CloudByOsSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByOsSort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudByOsSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByOsSort {
-        #[inline]
         fn default() -> Self {
             CloudByOsSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByOsSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1888,7 +1797,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByOsSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1897,7 +1805,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByOsSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1923,26 +1830,22 @@ pub mod types {
     pub struct CloudByRegionSort(::std::string::String);
     impl ::std::ops::Deref for CloudByRegionSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByRegionSort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudByRegionSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByRegionSort {
-        #[inline]
         fn default() -> Self {
             CloudByRegionSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByRegionSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1955,7 +1858,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByRegionSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1964,7 +1866,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByRegionSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1990,26 +1891,22 @@ pub mod types {
     pub struct CloudBySiteSort(::std::string::String);
     impl ::std::ops::Deref for CloudBySiteSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudBySiteSort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudBySiteSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudBySiteSort {
-        #[inline]
         fn default() -> Self {
             CloudBySiteSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudBySiteSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2022,7 +1919,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudBySiteSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2031,7 +1927,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudBySiteSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2057,26 +1952,22 @@ pub mod types {
     pub struct CloudByTimePeriodSort(::std::string::String);
     impl ::std::ops::Deref for CloudByTimePeriodSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByTimePeriodSort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudByTimePeriodSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByTimePeriodSort {
-        #[inline]
         fn default() -> Self {
             CloudByTimePeriodSort("date_time|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByTimePeriodSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2089,7 +1980,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByTimePeriodSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2098,7 +1988,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByTimePeriodSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2124,26 +2013,22 @@ pub mod types {
     pub struct CloudByUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByUserSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByUserSort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudByUserSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByUserSort {
-        #[inline]
         fn default() -> Self {
             CloudByUserSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByUserSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2156,7 +2041,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByUserSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2165,7 +2049,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByUserSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2197,7 +2080,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentCategoryPage {
-        #[inline]
         pub fn builder() -> builder::CloudContentCategoryPage {
             Default::default()
         }
@@ -2239,7 +2121,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentCategoryRow {
-        #[inline]
         pub fn builder() -> builder::CloudContentCategoryRow {
             Default::default()
         }
@@ -2257,7 +2138,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentNamePage {
-        #[inline]
         pub fn builder() -> builder::CloudContentNamePage {
             Default::default()
         }
@@ -2307,7 +2187,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentNameRow {
-        #[inline]
         pub fn builder() -> builder::CloudContentNameRow {
             Default::default()
         }
@@ -2325,7 +2204,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentNameUserPage {
-        #[inline]
         pub fn builder() -> builder::CloudContentNameUserPage {
             Default::default()
         }
@@ -2366,7 +2244,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentNameUserRow {
-        #[inline]
         pub fn builder() -> builder::CloudContentNameUserRow {
             Default::default()
         }
@@ -2384,7 +2261,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentTitlePage {
-        #[inline]
         pub fn builder() -> builder::CloudContentTitlePage {
             Default::default()
         }
@@ -2434,7 +2310,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentTitleRow {
-        #[inline]
         pub fn builder() -> builder::CloudContentTitleRow {
             Default::default()
         }
@@ -2452,7 +2327,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentTitleUserPage {
-        #[inline]
         pub fn builder() -> builder::CloudContentTitleUserPage {
             Default::default()
         }
@@ -2493,7 +2367,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentTitleUserRow {
-        #[inline]
         pub fn builder() -> builder::CloudContentTitleUserRow {
             Default::default()
         }
@@ -2508,7 +2381,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudEngagementPage {
-        #[inline]
         pub fn builder() -> builder::CloudEngagementPage {
             Default::default()
         }
@@ -2529,7 +2401,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudEngagementPoint {
-        #[inline]
         pub fn builder() -> builder::CloudEngagementPoint {
             Default::default()
         }
@@ -2547,7 +2418,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudOsPage {
-        #[inline]
         pub fn builder() -> builder::CloudOsPage {
             Default::default()
         }
@@ -2598,7 +2468,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudOsRow {
-        #[inline]
         pub fn builder() -> builder::CloudOsRow {
             Default::default()
         }
@@ -2616,7 +2485,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudQueryPage {
-        #[inline]
         pub fn builder() -> builder::CloudQueryPage {
             Default::default()
         }
@@ -2718,7 +2586,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudQueryRow {
-        #[inline]
         pub fn builder() -> builder::CloudQueryRow {
             Default::default()
         }
@@ -2730,26 +2597,22 @@ pub mod types {
     pub struct CloudQuerySort(::std::string::String);
     impl ::std::ops::Deref for CloudQuerySort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudQuerySort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudQuerySort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudQuerySort {
-        #[inline]
         fn default() -> Self {
             CloudQuerySort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudQuerySort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2762,7 +2625,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudQuerySort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2771,7 +2633,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudQuerySort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2803,7 +2664,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudReactionButton {
-        #[inline]
         pub fn builder() -> builder::CloudReactionButton {
             Default::default()
         }
@@ -2818,7 +2678,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudReactionPage {
-        #[inline]
         pub fn builder() -> builder::CloudReactionPage {
             Default::default()
         }
@@ -2836,7 +2695,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudReactionSegment {
-        #[inline]
         pub fn builder() -> builder::CloudReactionSegment {
             Default::default()
         }
@@ -2860,7 +2718,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudRealtimeUserCountRow {
-        #[inline]
         pub fn builder() -> builder::CloudRealtimeUserCountRow {
             Default::default()
         }
@@ -2878,7 +2735,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudRealtimeUserCountsPage {
-        #[inline]
         pub fn builder() -> builder::CloudRealtimeUserCountsPage {
             Default::default()
         }
@@ -2890,26 +2746,22 @@ pub mod types {
     pub struct CloudRealtimeUserCountsSort(::std::string::String);
     impl ::std::ops::Deref for CloudRealtimeUserCountsSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudRealtimeUserCountsSort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudRealtimeUserCountsSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudRealtimeUserCountsSort {
-        #[inline]
         fn default() -> Self {
             CloudRealtimeUserCountsSort("date_time|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudRealtimeUserCountsSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2922,7 +2774,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudRealtimeUserCountsSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2931,7 +2782,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudRealtimeUserCountsSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2963,7 +2813,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudRegionPage {
-        #[inline]
         pub fn builder() -> builder::CloudRegionPage {
             Default::default()
         }
@@ -3011,7 +2860,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudRegionRow {
-        #[inline]
         pub fn builder() -> builder::CloudRegionRow {
             Default::default()
         }
@@ -3029,7 +2877,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudSitePage {
-        #[inline]
         pub fn builder() -> builder::CloudSitePage {
             Default::default()
         }
@@ -3077,7 +2924,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudSiteRow {
-        #[inline]
         pub fn builder() -> builder::CloudSiteRow {
             Default::default()
         }
@@ -3110,7 +2956,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudSituation {
-        #[inline]
         pub fn builder() -> builder::CloudSituation {
             Default::default()
         }
@@ -3128,7 +2973,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudSituationSegment {
-        #[inline]
         pub fn builder() -> builder::CloudSituationSegment {
             Default::default()
         }
@@ -3146,7 +2990,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudTimePeriodPage {
-        #[inline]
         pub fn builder() -> builder::CloudTimePeriodPage {
             Default::default()
         }
@@ -3188,7 +3031,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudTimePeriodRow {
-        #[inline]
         pub fn builder() -> builder::CloudTimePeriodRow {
             Default::default()
         }
@@ -3212,7 +3054,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudUserCountLegacyRow {
-        #[inline]
         pub fn builder() -> builder::CloudUserCountLegacyRow {
             Default::default()
         }
@@ -3230,7 +3071,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudUserCountsLegacyPage {
-        #[inline]
         pub fn builder() -> builder::CloudUserCountsLegacyPage {
             Default::default()
         }
@@ -3242,26 +3082,22 @@ pub mod types {
     pub struct CloudUserCountsLegacySort(::std::string::String);
     impl ::std::ops::Deref for CloudUserCountsLegacySort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudUserCountsLegacySort> for ::std::string::String {
-        #[inline]
         fn from(value: CloudUserCountsLegacySort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudUserCountsLegacySort {
-        #[inline]
         fn default() -> Self {
             CloudUserCountsLegacySort("date_time|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudUserCountsLegacySort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3274,7 +3110,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudUserCountsLegacySort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3283,7 +3118,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudUserCountsLegacySort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3315,7 +3149,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudUserPage {
-        #[inline]
         pub fn builder() -> builder::CloudUserPage {
             Default::default()
         }
@@ -3351,7 +3184,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudUserRow {
-        #[inline]
         pub fn builder() -> builder::CloudUserRow {
             Default::default()
         }
@@ -3369,7 +3201,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudViewingHistoryPage {
-        #[inline]
         pub fn builder() -> builder::CloudViewingHistoryPage {
             Default::default()
         }
@@ -3422,7 +3253,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudViewingHistoryRow {
-        #[inline]
         pub fn builder() -> builder::CloudViewingHistoryRow {
             Default::default()
         }
@@ -3437,7 +3267,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudViewingSituationPage {
-        #[inline]
         pub fn builder() -> builder::CloudViewingSituationPage {
             Default::default()
         }
@@ -3454,7 +3283,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Error {
-        #[inline]
         pub fn builder() -> builder::Error {
             Default::default()
         }
@@ -3475,7 +3303,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicAudience {
-            #[inline]
             fn default() -> Self {
                 Self {
                     segment: Ok(Default::default()),
@@ -3507,7 +3334,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicAudience> for super::BasicAudience {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicAudience,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3525,7 +3351,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicAudience> for BasicAudience {
-            #[inline]
             fn from(value: super::BasicAudience) -> Self {
                 Self {
                     segment: Ok(value.segment),
@@ -3555,7 +3380,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicAudienceRatingPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -3604,7 +3428,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicAudienceRatingPage>
         for super::BasicAudienceRatingPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicAudienceRatingPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3635,7 +3458,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicAudienceRatingPage>
         for BasicAudienceRatingPage {
-            #[inline]
             fn from(value: super::BasicAudienceRatingPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -3659,7 +3481,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicAudienceRatingRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     audience: Ok(Default::default()),
@@ -3690,7 +3511,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicAudienceRatingRow>
         for super::BasicAudienceRatingRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicAudienceRatingRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3711,7 +3531,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicAudienceRatingRow>
         for BasicAudienceRatingRow {
-            #[inline]
             fn from(value: super::BasicAudienceRatingRow) -> Self {
                 Self {
                     audience: Ok(value.audience),
@@ -3741,7 +3560,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentCategoryPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -3790,7 +3608,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentCategoryPage>
         for super::BasicContentCategoryPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicContentCategoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3821,7 +3638,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentCategoryPage>
         for BasicContentCategoryPage {
-            #[inline]
             fn from(value: super::BasicContentCategoryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -3889,7 +3705,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentCategoryRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -4027,7 +3842,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentCategoryRow>
         for super::BasicContentCategoryRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicContentCategoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4118,7 +3932,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentCategoryRow>
         for BasicContentCategoryRow {
-            #[inline]
             fn from(value: super::BasicContentCategoryRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -4159,7 +3972,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitlePage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -4208,7 +4020,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentTitlePage>
         for super::BasicContentTitlePage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicContentTitlePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4239,7 +4050,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitlePage>
         for BasicContentTitlePage {
-            #[inline]
             fn from(value: super::BasicContentTitlePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -4315,7 +4125,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitleRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -4471,7 +4280,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentTitleRow>
         for super::BasicContentTitleRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicContentTitleRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4571,7 +4379,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitleRow> for BasicContentTitleRow {
-            #[inline]
             fn from(value: super::BasicContentTitleRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -4614,7 +4421,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitleUserPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -4663,7 +4469,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentTitleUserPage>
         for super::BasicContentTitleUserPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicContentTitleUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4694,7 +4499,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitleUserPage>
         for BasicContentTitleUserPage {
-            #[inline]
             fn from(value: super::BasicContentTitleUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -4754,7 +4558,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitleUserRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content_category: Ok(Default::default()),
@@ -4868,7 +4671,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentTitleUserRow>
         for super::BasicContentTitleUserRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicContentTitleUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4949,7 +4751,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitleUserRow>
         for BasicContentTitleUserRow {
-            #[inline]
             fn from(value: super::BasicContentTitleUserRow) -> Self {
                 Self {
                     content_category: Ok(value.content_category),
@@ -4988,7 +4789,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicEnvironmentPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -5037,7 +4837,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicEnvironmentPage>
         for super::BasicEnvironmentPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicEnvironmentPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5067,7 +4866,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicEnvironmentPage> for BasicEnvironmentPage {
-            #[inline]
             fn from(value: super::BasicEnvironmentPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -5147,7 +4945,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicEnvironmentRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -5312,7 +5109,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicEnvironmentRow>
         for super::BasicEnvironmentRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicEnvironmentRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5417,7 +5213,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicEnvironmentRow> for BasicEnvironmentRow {
-            #[inline]
             fn from(value: super::BasicEnvironmentRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -5461,7 +5256,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicOsPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -5509,7 +5303,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicOsPage> for super::BasicOsPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicOsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5539,7 +5332,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicOsPage> for BasicOsPage {
-            #[inline]
             fn from(value: super::BasicOsPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -5619,7 +5411,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicOsRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -5781,7 +5572,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicOsRow> for super::BasicOsRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicOsRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5886,7 +5676,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicOsRow> for BasicOsRow {
-            #[inline]
             fn from(value: super::BasicOsRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -5926,7 +5715,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicPlaybackPointSegment {
-            #[inline]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -5966,7 +5754,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicPlaybackPointSegment>
         for super::BasicPlaybackPointSegment {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicPlaybackPointSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5995,7 +5782,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicPlaybackPointSegment>
         for BasicPlaybackPointSegment {
-            #[inline]
             fn from(value: super::BasicPlaybackPointSegment) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -6026,7 +5812,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicQueryPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -6074,7 +5859,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicQueryPage> for super::BasicQueryPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicQueryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6104,7 +5888,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicQueryPage> for BasicQueryPage {
-            #[inline]
             fn from(value: super::BasicQueryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -6240,7 +6023,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicQueryRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -6530,7 +6312,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicQueryRow> for super::BasicQueryRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicQueryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6705,7 +6486,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicQueryRow> for BasicQueryRow {
-            #[inline]
             fn from(value: super::BasicQueryRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -6759,7 +6539,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionButton {
-            #[inline]
             fn default() -> Self {
                 Self {
                     button_id: Ok(Default::default()),
@@ -6799,7 +6578,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicReactionButton>
         for super::BasicReactionButton {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicReactionButton,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6827,7 +6605,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionButton> for BasicReactionButton {
-            #[inline]
             fn from(value: super::BasicReactionButton) -> Self {
                 Self {
                     button_id: Ok(value.button_id),
@@ -6858,7 +6635,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -6906,7 +6682,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicReactionPage> for super::BasicReactionPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicReactionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6936,7 +6711,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionPage> for BasicReactionPage {
-            #[inline]
             fn from(value: super::BasicReactionPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -6960,7 +6734,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content_title: Ok(Default::default()),
@@ -6990,7 +6763,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicReactionRow> for super::BasicReactionRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicReactionRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7010,7 +6782,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionRow> for BasicReactionRow {
-            #[inline]
             fn from(value: super::BasicReactionRow) -> Self {
                 Self {
                     content_title: Ok(value.content_title),
@@ -7032,7 +6803,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionSegment {
-            #[inline]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -7063,7 +6833,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicReactionSegment>
         for super::BasicReactionSegment {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicReactionSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7081,7 +6850,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionSegment> for BasicReactionSegment {
-            #[inline]
             fn from(value: super::BasicReactionSegment) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -7103,7 +6871,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRealtimeTitleCount {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content_title: Ok(Default::default()),
@@ -7134,7 +6901,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicRealtimeTitleCount>
         for super::BasicRealtimeTitleCount {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicRealtimeTitleCount,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7153,7 +6919,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRealtimeTitleCount>
         for BasicRealtimeTitleCount {
-            #[inline]
             fn from(value: super::BasicRealtimeTitleCount) -> Self {
                 Self {
                     content_title: Ok(value.content_title),
@@ -7179,7 +6944,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRealtimeUserCountRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -7219,7 +6983,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicRealtimeUserCountRow>
         for super::BasicRealtimeUserCountRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicRealtimeUserCountRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7244,7 +7007,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRealtimeUserCountRow>
         for BasicRealtimeUserCountRow {
-            #[inline]
             fn from(value: super::BasicRealtimeUserCountRow) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -7275,7 +7037,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRealtimeUserCountsPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -7324,7 +7085,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicRealtimeUserCountsPage>
         for super::BasicRealtimeUserCountsPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicRealtimeUserCountsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7355,7 +7115,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRealtimeUserCountsPage>
         for BasicRealtimeUserCountsPage {
-            #[inline]
             fn from(value: super::BasicRealtimeUserCountsPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -7387,7 +7146,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRegionPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -7435,7 +7193,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicRegionPage> for super::BasicRegionPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicRegionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7465,7 +7222,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRegionPage> for BasicRegionPage {
-            #[inline]
             fn from(value: super::BasicRegionPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -7541,7 +7297,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRegionRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -7694,7 +7449,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicRegionRow> for super::BasicRegionRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicRegionRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7794,7 +7548,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRegionRow> for BasicRegionRow {
-            #[inline]
             fn from(value: super::BasicRegionRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -7837,7 +7590,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicSitePage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -7885,7 +7637,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicSitePage> for super::BasicSitePage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicSitePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7915,7 +7666,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicSitePage> for BasicSitePage {
-            #[inline]
             fn from(value: super::BasicSitePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -7991,7 +7741,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicSiteRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -8144,7 +7893,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicSiteRow> for super::BasicSiteRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicSiteRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8244,7 +7992,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicSiteRow> for BasicSiteRow {
-            #[inline]
             fn from(value: super::BasicSiteRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -8295,7 +8042,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicSituation {
-            #[inline]
             fn default() -> Self {
                 Self {
                     bitrate: Ok(Default::default()),
@@ -8361,7 +8107,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicSituation> for super::BasicSituation {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicSituation,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8416,7 +8161,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicSituation> for BasicSituation {
-            #[inline]
             fn from(value: super::BasicSituation) -> Self {
                 Self {
                     bitrate: Ok(value.bitrate),
@@ -8450,7 +8194,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicTimePeriodPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -8499,7 +8242,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicTimePeriodPage>
         for super::BasicTimePeriodPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicTimePeriodPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8529,7 +8271,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicTimePeriodPage> for BasicTimePeriodPage {
-            #[inline]
             fn from(value: super::BasicTimePeriodPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -8597,7 +8338,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicTimePeriodRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -8732,7 +8472,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicTimePeriodRow> for super::BasicTimePeriodRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicTimePeriodRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8822,7 +8561,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicTimePeriodRow> for BasicTimePeriodRow {
-            #[inline]
             fn from(value: super::BasicTimePeriodRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -8863,7 +8601,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicUserPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -8911,7 +8648,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicUserPage> for super::BasicUserPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8941,7 +8677,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicUserPage> for BasicUserPage {
-            #[inline]
             fn from(value: super::BasicUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -9001,7 +8736,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicUserRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -9118,7 +8852,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicUserRow> for super::BasicUserRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9198,7 +8931,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicUserRow> for BasicUserRow {
-            #[inline]
             fn from(value: super::BasicUserRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -9237,7 +8969,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingHistoryPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -9286,7 +9017,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicViewingHistoryPage>
         for super::BasicViewingHistoryPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicViewingHistoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9317,7 +9047,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingHistoryPage>
         for BasicViewingHistoryPage {
-            #[inline]
             fn from(value: super::BasicViewingHistoryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -9393,7 +9122,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingHistoryRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content_category: Ok(Default::default()),
@@ -9543,7 +9271,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicViewingHistoryRow>
         for super::BasicViewingHistoryRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicViewingHistoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9644,7 +9371,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingHistoryRow>
         for BasicViewingHistoryRow {
-            #[inline]
             fn from(value: super::BasicViewingHistoryRow) -> Self {
                 Self {
                     content_category: Ok(value.content_category),
@@ -9687,7 +9413,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingSituationPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -9736,7 +9461,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicViewingSituationPage>
         for super::BasicViewingSituationPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicViewingSituationPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9767,7 +9491,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingSituationPage>
         for BasicViewingSituationPage {
-            #[inline]
             fn from(value: super::BasicViewingSituationPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -9791,7 +9514,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingSituationRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content_title: Ok(Default::default()),
@@ -9822,7 +9544,6 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicViewingSituationRow>
         for super::BasicViewingSituationRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BasicViewingSituationRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9843,7 +9564,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingSituationRow>
         for BasicViewingSituationRow {
-            #[inline]
             fn from(value: super::BasicViewingSituationRow) -> Self {
                 Self {
                     content_title: Ok(value.content_title),
@@ -9865,7 +9585,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudActiveUserRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -9895,7 +9614,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudActiveUserRow> for super::CloudActiveUserRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudActiveUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9913,7 +9631,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudActiveUserRow> for CloudActiveUserRow {
-            #[inline]
             fn from(value: super::CloudActiveUserRow) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -9935,7 +9652,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudActiveUsersPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -9966,7 +9682,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudActiveUsersPage>
         for super::CloudActiveUsersPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudActiveUsersPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9984,7 +9699,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudActiveUsersPage> for CloudActiveUsersPage {
-            #[inline]
             fn from(value: super::CloudActiveUsersPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -10006,7 +9720,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudBrowserPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -10036,7 +9749,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudBrowserPage> for super::CloudBrowserPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudBrowserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10054,7 +9766,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudBrowserPage> for CloudBrowserPage {
-            #[inline]
             fn from(value: super::CloudBrowserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -10120,7 +9831,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudBrowserRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -10259,7 +9969,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudBrowserRow> for super::CloudBrowserRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudBrowserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10349,7 +10058,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudBrowserRow> for CloudBrowserRow {
-            #[inline]
             fn from(value: super::CloudBrowserRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -10382,7 +10090,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentCategoryPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -10413,7 +10120,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentCategoryPage>
         for super::CloudContentCategoryPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudContentCategoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10432,7 +10138,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentCategoryPage>
         for CloudContentCategoryPage {
-            #[inline]
             fn from(value: super::CloudContentCategoryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -10486,7 +10191,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentCategoryRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -10601,7 +10305,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentCategoryRow>
         for super::CloudContentCategoryRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudContentCategoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10677,7 +10380,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentCategoryRow>
         for CloudContentCategoryRow {
-            #[inline]
             fn from(value: super::CloudContentCategoryRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -10707,7 +10409,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNamePage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -10738,7 +10439,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentNamePage>
         for super::CloudContentNamePage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudContentNamePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10756,7 +10456,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNamePage> for CloudContentNamePage {
-            #[inline]
             fn from(value: super::CloudContentNamePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -10822,7 +10521,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNameRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -10966,7 +10664,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentNameRow>
         for super::CloudContentNameRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudContentNameRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11056,7 +10753,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNameRow> for CloudContentNameRow {
-            #[inline]
             fn from(value: super::CloudContentNameRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -11089,7 +10785,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNameUserPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11120,7 +10815,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentNameUserPage>
         for super::CloudContentNameUserPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudContentNameUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11139,7 +10833,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNameUserPage>
         for CloudContentNameUserPage {
-            #[inline]
             fn from(value: super::CloudContentNameUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -11193,7 +10886,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNameUserRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content_category: Ok(Default::default()),
@@ -11307,7 +10999,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentNameUserRow>
         for super::CloudContentNameUserRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudContentNameUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11383,7 +11074,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNameUserRow>
         for CloudContentNameUserRow {
-            #[inline]
             fn from(value: super::CloudContentNameUserRow) -> Self {
                 Self {
                     content_category: Ok(value.content_category),
@@ -11413,7 +11103,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitlePage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11444,7 +11133,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentTitlePage>
         for super::CloudContentTitlePage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudContentTitlePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11463,7 +11151,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitlePage>
         for CloudContentTitlePage {
-            #[inline]
             fn from(value: super::CloudContentTitlePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -11529,7 +11216,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitleRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -11673,7 +11359,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentTitleRow>
         for super::CloudContentTitleRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudContentTitleRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11763,7 +11448,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitleRow> for CloudContentTitleRow {
-            #[inline]
             fn from(value: super::CloudContentTitleRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -11796,7 +11480,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitleUserPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11827,7 +11510,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentTitleUserPage>
         for super::CloudContentTitleUserPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudContentTitleUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11846,7 +11528,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitleUserPage>
         for CloudContentTitleUserPage {
-            #[inline]
             fn from(value: super::CloudContentTitleUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -11900,7 +11581,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitleUserRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content_category: Ok(Default::default()),
@@ -12014,7 +11694,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentTitleUserRow>
         for super::CloudContentTitleUserRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudContentTitleUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12090,7 +11769,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitleUserRow>
         for CloudContentTitleUserRow {
-            #[inline]
             fn from(value: super::CloudContentTitleUserRow) -> Self {
                 Self {
                     content_category: Ok(value.content_category),
@@ -12116,7 +11794,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudEngagementPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -12138,7 +11815,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudEngagementPage>
         for super::CloudEngagementPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudEngagementPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12156,7 +11832,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudEngagementPage> for CloudEngagementPage {
-            #[inline]
             fn from(value: super::CloudEngagementPage) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -12179,7 +11854,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudEngagementPoint {
-            #[inline]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -12219,7 +11893,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudEngagementPoint>
         for super::CloudEngagementPoint {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudEngagementPoint,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12247,7 +11920,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudEngagementPoint> for CloudEngagementPoint {
-            #[inline]
             fn from(value: super::CloudEngagementPoint) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -12270,7 +11942,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudOsPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -12300,7 +11971,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudOsPage> for super::CloudOsPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudOsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12318,7 +11988,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudOsPage> for CloudOsPage {
-            #[inline]
             fn from(value: super::CloudOsPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -12384,7 +12053,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudOsRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -12523,7 +12191,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudOsRow> for super::CloudOsRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudOsRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12613,7 +12280,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudOsRow> for CloudOsRow {
-            #[inline]
             fn from(value: super::CloudOsRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -12646,7 +12312,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudQueryPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -12676,7 +12341,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudQueryPage> for super::CloudQueryPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudQueryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12694,7 +12358,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudQueryPage> for CloudQueryPage {
-            #[inline]
             fn from(value: super::CloudQueryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -12828,7 +12491,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudQueryRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -13124,7 +12786,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudQueryRow> for super::CloudQueryRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudQueryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13299,7 +12960,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudQueryRow> for CloudQueryRow {
-            #[inline]
             fn from(value: super::CloudQueryRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -13349,7 +13009,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudReactionButton {
-            #[inline]
             fn default() -> Self {
                 Self {
                     button_id: Ok(Default::default()),
@@ -13380,7 +13039,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudReactionButton>
         for super::CloudReactionButton {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudReactionButton,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13398,7 +13056,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudReactionButton> for CloudReactionButton {
-            #[inline]
             fn from(value: super::CloudReactionButton) -> Self {
                 Self {
                     button_id: Ok(value.button_id),
@@ -13416,7 +13073,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudReactionPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -13437,7 +13093,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudReactionPage> for super::CloudReactionPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudReactionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13455,7 +13110,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudReactionPage> for CloudReactionPage {
-            #[inline]
             fn from(value: super::CloudReactionPage) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -13474,7 +13128,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudReactionSegment {
-            #[inline]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -13505,7 +13158,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudReactionSegment>
         for super::CloudReactionSegment {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudReactionSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13523,7 +13175,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudReactionSegment> for CloudReactionSegment {
-            #[inline]
             fn from(value: super::CloudReactionSegment) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -13553,7 +13204,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRealtimeUserCountRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content_name: Ok(Default::default()),
@@ -13602,7 +13252,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudRealtimeUserCountRow>
         for super::CloudRealtimeUserCountRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudRealtimeUserCountRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13638,7 +13287,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRealtimeUserCountRow>
         for CloudRealtimeUserCountRow {
-            #[inline]
             fn from(value: super::CloudRealtimeUserCountRow) -> Self {
                 Self {
                     content_name: Ok(value.content_name),
@@ -13662,7 +13310,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRealtimeUserCountsPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -13693,7 +13340,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudRealtimeUserCountsPage>
         for super::CloudRealtimeUserCountsPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudRealtimeUserCountsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13712,7 +13358,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRealtimeUserCountsPage>
         for CloudRealtimeUserCountsPage {
-            #[inline]
             fn from(value: super::CloudRealtimeUserCountsPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -13734,7 +13379,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRegionPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -13764,7 +13408,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudRegionPage> for super::CloudRegionPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudRegionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13782,7 +13425,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRegionPage> for CloudRegionPage {
-            #[inline]
             fn from(value: super::CloudRegionPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -13844,7 +13486,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRegionRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -13974,7 +13615,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudRegionRow> for super::CloudRegionRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudRegionRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14059,7 +13699,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRegionRow> for CloudRegionRow {
-            #[inline]
             fn from(value: super::CloudRegionRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -14091,7 +13730,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSitePage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -14121,7 +13759,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSitePage> for super::CloudSitePage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudSitePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14139,7 +13776,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSitePage> for CloudSitePage {
-            #[inline]
             fn from(value: super::CloudSitePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -14201,7 +13837,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSiteRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -14331,7 +13966,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSiteRow> for super::CloudSiteRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudSiteRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14416,7 +14050,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSiteRow> for CloudSiteRow {
-            #[inline]
             fn from(value: super::CloudSiteRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -14468,7 +14101,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSituation {
-            #[inline]
             fn default() -> Self {
                 Self {
                     bitrate: Ok(Default::default()),
@@ -14543,7 +14175,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSituation> for super::CloudSituation {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudSituation,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14603,7 +14234,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSituation> for CloudSituation {
-            #[inline]
             fn from(value: super::CloudSituation) -> Self {
                 Self {
                     bitrate: Ok(value.bitrate),
@@ -14630,7 +14260,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSituationSegment {
-            #[inline]
             fn default() -> Self {
                 Self {
                     playback_point: Ok(Default::default()),
@@ -14661,7 +14290,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudSituationSegment>
         for super::CloudSituationSegment {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudSituationSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14682,7 +14310,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSituationSegment>
         for CloudSituationSegment {
-            #[inline]
             fn from(value: super::CloudSituationSegment) -> Self {
                 Self {
                     playback_point: Ok(value.playback_point),
@@ -14704,7 +14331,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudTimePeriodPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -14735,7 +14361,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudTimePeriodPage>
         for super::CloudTimePeriodPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudTimePeriodPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14753,7 +14378,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudTimePeriodPage> for CloudTimePeriodPage {
-            #[inline]
             fn from(value: super::CloudTimePeriodPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -14807,7 +14431,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudTimePeriodRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -14919,7 +14542,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudTimePeriodRow> for super::CloudTimePeriodRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudTimePeriodRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14994,7 +14616,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudTimePeriodRow> for CloudTimePeriodRow {
-            #[inline]
             fn from(value: super::CloudTimePeriodRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -15032,7 +14653,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserCountLegacyRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content_name: Ok(Default::default()),
@@ -15081,7 +14701,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudUserCountLegacyRow>
         for super::CloudUserCountLegacyRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudUserCountLegacyRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15117,7 +14736,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserCountLegacyRow>
         for CloudUserCountLegacyRow {
-            #[inline]
             fn from(value: super::CloudUserCountLegacyRow) -> Self {
                 Self {
                     content_name: Ok(value.content_name),
@@ -15141,7 +14759,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserCountsLegacyPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -15172,7 +14789,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudUserCountsLegacyPage>
         for super::CloudUserCountsLegacyPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudUserCountsLegacyPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15191,7 +14807,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserCountsLegacyPage>
         for CloudUserCountsLegacyPage {
-            #[inline]
             fn from(value: super::CloudUserCountsLegacyPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -15213,7 +14828,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -15243,7 +14857,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudUserPage> for super::CloudUserPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15261,7 +14874,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserPage> for CloudUserPage {
-            #[inline]
             fn from(value: super::CloudUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -15307,7 +14919,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -15399,7 +15010,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudUserRow> for super::CloudUserRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15464,7 +15074,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserRow> for CloudUserRow {
-            #[inline]
             fn from(value: super::CloudUserRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -15492,7 +15101,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudViewingHistoryPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -15523,7 +15131,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudViewingHistoryPage>
         for super::CloudViewingHistoryPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudViewingHistoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15542,7 +15149,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudViewingHistoryPage>
         for CloudViewingHistoryPage {
-            #[inline]
             fn from(value: super::CloudViewingHistoryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -15612,7 +15218,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudViewingHistoryRow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     browser_name: Ok(Default::default()),
@@ -15760,7 +15365,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudViewingHistoryRow>
         for super::CloudViewingHistoryRow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudViewingHistoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15856,7 +15460,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudViewingHistoryRow>
         for CloudViewingHistoryRow {
-            #[inline]
             fn from(value: super::CloudViewingHistoryRow) -> Self {
                 Self {
                     browser_name: Ok(value.browser_name),
@@ -15886,7 +15489,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudViewingSituationPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -15908,7 +15510,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudViewingSituationPage>
         for super::CloudViewingSituationPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CloudViewingSituationPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15927,7 +15528,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudViewingSituationPage>
         for CloudViewingSituationPage {
-            #[inline]
             fn from(value: super::CloudViewingSituationPage) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -15946,7 +15546,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Error {
-            #[inline]
             fn default() -> Self {
                 Self {
                     code: Ok(Default::default()),
@@ -15976,7 +15575,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Error> for super::Error {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Error,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15994,7 +15592,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Error> for Error {
-            #[inline]
             fn from(value: super::Error) -> Self {
                 Self {
                     code: Ok(value.code),
@@ -16009,7 +15606,6 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            #[inline]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -16018,7 +15614,6 @@ pub mod types {
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            #[inline]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -16027,13 +15622,11 @@ pub mod types {
             }
         }
         impl From<&'static str> for ConversionError {
-            #[inline]
             fn from(value: &'static str) -> Self {
                 Self(value.into())
             }
         }
         impl From<String> for ConversionError {
-            #[inline]
             fn from(value: String) -> Self {
                 Self(value.into())
             }
@@ -16137,7 +15730,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicAudience;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16200,7 +15792,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicAudienceRatingPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16306,7 +15897,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicAudienceRatingRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16378,7 +15968,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentCategoryPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16484,7 +16073,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentCategoryRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16762,7 +16350,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitlePage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16868,7 +16455,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitleRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17182,7 +16768,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitleUserPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17288,7 +16873,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitleUserRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17530,7 +17114,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicEnvironmentPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17636,7 +17219,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicEnvironmentRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17968,7 +17550,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicOsPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18074,7 +17655,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicOsRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18406,7 +17986,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicPlaybackPointSegment;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18500,7 +18079,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicQueryPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18606,7 +18184,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicQueryRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19190,7 +18767,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionButton;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19279,7 +18855,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19385,7 +18960,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19457,7 +19031,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionSegment;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19534,7 +19107,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRealtimeTitleCount;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19611,7 +19183,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRealtimeUserCountRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19700,7 +19271,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRealtimeUserCountsPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19806,7 +19376,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRegionPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19912,7 +19481,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRegionRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20226,7 +19794,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicSitePage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20332,7 +19899,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicSiteRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20646,7 +20212,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicSituation;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20793,7 +20358,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicTimePeriodPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20899,7 +20463,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicTimePeriodRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21177,7 +20740,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicUserPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21283,7 +20845,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicUserRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21525,7 +21086,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingHistoryPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21631,7 +21191,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingHistoryRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21945,7 +21504,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingSituationPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22051,7 +21609,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingSituationRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22123,7 +21680,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudActiveUserRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22200,7 +21756,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudActiveUsersPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22272,7 +21827,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudBrowserPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22344,7 +21898,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudBrowserRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22624,7 +22177,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentCategoryPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22696,7 +22248,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentCategoryRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22922,7 +22473,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNamePage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22994,7 +22544,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNameRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23276,7 +22825,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNameUserPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23348,7 +22896,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNameUserRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23565,7 +23112,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitlePage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23637,7 +23183,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitleRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23919,7 +23464,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitleUserPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23991,7 +23535,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitleUserRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24208,7 +23751,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudEngagementPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24263,7 +23805,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudEngagementPoint;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24357,7 +23898,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudOsPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24429,7 +23969,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudOsRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24709,7 +24248,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudQueryPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24781,7 +24319,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudQueryRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25371,7 +24908,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudReactionButton;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25443,7 +24979,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudReactionPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25498,7 +25033,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudReactionSegment;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25575,7 +25109,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRealtimeUserCountRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25691,7 +25224,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRealtimeUserCountsPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25763,7 +25295,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRegionPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25835,7 +25366,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRegionRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26097,7 +25627,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSitePage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26169,7 +25698,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSiteRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26431,7 +25959,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSituation;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26596,7 +26123,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSituationSegment;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26673,7 +26199,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudTimePeriodPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26745,7 +26270,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudTimePeriodRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26971,7 +26495,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserCountLegacyRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27087,7 +26610,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserCountsLegacyPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27159,7 +26681,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27231,7 +26752,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27419,7 +26939,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudViewingHistoryPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27491,7 +27010,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudViewingHistoryRow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27780,7 +27298,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudViewingSituationPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27835,7 +27352,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Error;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27928,760 +27444,596 @@ pub mod types {
     }
     impl vidplat_core::Paged for BasicAudienceRatingPage {
         type Item = BasicAudienceRatingRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicContentCategoryPage {
         type Item = BasicContentCategoryRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicContentTitlePage {
         type Item = BasicContentTitleRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicContentTitleUserPage {
         type Item = BasicContentTitleUserRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicEnvironmentPage {
         type Item = BasicEnvironmentRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicOsPage {
         type Item = BasicOsRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicQueryPage {
         type Item = BasicQueryRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicReactionPage {
         type Item = BasicReactionRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicRealtimeUserCountsPage {
         type Item = BasicRealtimeUserCountRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicRegionPage {
         type Item = BasicRegionRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicSitePage {
         type Item = BasicSiteRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicTimePeriodPage {
         type Item = BasicTimePeriodRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicUserPage {
         type Item = BasicUserRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicViewingHistoryPage {
         type Item = BasicViewingHistoryRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicViewingSituationPage {
         type Item = BasicViewingSituationRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
-        #[inline]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
-        #[inline]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for CloudActiveUsersPage {
         type Item = CloudActiveUserRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudBrowserPage {
         type Item = CloudBrowserRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentCategoryPage {
         type Item = CloudContentCategoryRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentNamePage {
         type Item = CloudContentNameRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentNameUserPage {
         type Item = CloudContentNameUserRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentTitlePage {
         type Item = CloudContentTitleRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentTitleUserPage {
         type Item = CloudContentTitleUserRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudEngagementPage {
         type Item = CloudEngagementPoint;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for CloudOsPage {
         type Item = CloudOsRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudQueryPage {
         type Item = CloudQueryRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudReactionPage {
         type Item = CloudReactionButton;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for CloudRealtimeUserCountsPage {
         type Item = CloudRealtimeUserCountRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudRegionPage {
         type Item = CloudRegionRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudSitePage {
         type Item = CloudSiteRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudTimePeriodPage {
         type Item = CloudTimePeriodRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudUserCountsLegacyPage {
         type Item = CloudUserCountLegacyRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudUserPage {
         type Item = CloudUserRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudViewingHistoryPage {
         type Item = CloudViewingHistoryRow;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudViewingSituationPage {
         type Item = CloudSituation;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl ::vidplat_core::FromText for BasicRealtimeUserCountsLoginId {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28690,7 +28042,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudActiveUsersSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28699,7 +28050,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByBrowserSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28708,7 +28058,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentCategorySort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28717,7 +28066,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentNameAndUserSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28726,7 +28074,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentNameSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28735,7 +28082,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentTitleAndUserSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28744,7 +28090,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentTitleSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28753,7 +28098,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByOsSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28762,7 +28106,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByRegionSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28771,7 +28114,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudBySiteSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28780,7 +28122,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByTimePeriodSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28789,7 +28130,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByUserSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28798,7 +28138,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudQuerySort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28807,7 +28146,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudRealtimeUserCountsSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28816,7 +28154,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudUserCountsLegacySort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -29106,7 +28443,6 @@ let response = client.basic_by_content_category()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_by_content_category(&self) -> builder::BasicByContentCategory<'_> {
         builder::BasicByContentCategory::new(self)
     }
@@ -29140,7 +28476,6 @@ let response = client.basic_query()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_query(&self) -> builder::BasicQuery<'_> {
         builder::BasicQuery::new(self)
     }
@@ -29172,7 +28507,6 @@ let response = client.basic_by_time_period()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_by_time_period(&self) -> builder::BasicByTimePeriod<'_> {
         builder::BasicByTimePeriod::new(self)
     }
@@ -29198,7 +28532,6 @@ let response = client.basic_audience_rating()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_audience_rating(&self) -> builder::BasicAudienceRating<'_> {
         builder::BasicAudienceRating::new(self)
     }
@@ -29226,7 +28559,6 @@ let response = client.basic_reaction()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_reaction(&self) -> builder::BasicReaction<'_> {
         builder::BasicReaction::new(self)
     }
@@ -29256,7 +28588,6 @@ let response = client.basic_by_environment()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_by_environment(&self) -> builder::BasicByEnvironment<'_> {
         builder::BasicByEnvironment::new(self)
     }
@@ -29282,7 +28613,6 @@ let response = client.basic_viewing_history()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_viewing_history(&self) -> builder::BasicViewingHistory<'_> {
         builder::BasicViewingHistory::new(self)
     }
@@ -29312,7 +28642,6 @@ let response = client.basic_by_os()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_by_os(&self) -> builder::BasicByOs<'_> {
         builder::BasicByOs::new(self)
     }
@@ -29336,7 +28665,6 @@ let response = client.basic_realtime_user_counts()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_realtime_user_counts(&self) -> builder::BasicRealtimeUserCounts<'_> {
         builder::BasicRealtimeUserCounts::new(self)
     }
@@ -29366,7 +28694,6 @@ let response = client.basic_by_region()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_by_region(&self) -> builder::BasicByRegion<'_> {
         builder::BasicByRegion::new(self)
     }
@@ -29396,7 +28723,6 @@ let response = client.basic_by_site()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_by_site(&self) -> builder::BasicBySite<'_> {
         builder::BasicBySite::new(self)
     }
@@ -29424,7 +28750,6 @@ let response = client.basic_viewing_situation()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_viewing_situation(&self) -> builder::BasicViewingSituation<'_> {
         builder::BasicViewingSituation::new(self)
     }
@@ -29454,7 +28779,6 @@ let response = client.basic_by_content_title()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_by_content_title(&self) -> builder::BasicByContentTitle<'_> {
         builder::BasicByContentTitle::new(self)
     }
@@ -29484,7 +28808,6 @@ let response = client.basic_by_content_title_and_user()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_by_content_title_and_user(
         &self,
     ) -> builder::BasicByContentTitleAndUser<'_> {
@@ -29516,7 +28839,6 @@ let response = client.basic_by_user()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn basic_by_user(&self) -> builder::BasicByUser<'_> {
         builder::BasicByUser::new(self)
     }
@@ -29546,7 +28868,6 @@ let response = client.cloud_active_users()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_active_users(&self) -> builder::CloudActiveUsers<'_> {
         builder::CloudActiveUsers::new(self)
     }
@@ -29576,7 +28897,6 @@ let response = client.cloud_by_browser()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_by_browser(&self) -> builder::CloudByBrowser<'_> {
         builder::CloudByBrowser::new(self)
     }
@@ -29606,7 +28926,6 @@ let response = client.cloud_by_content_category()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_by_content_category(&self) -> builder::CloudByContentCategory<'_> {
         builder::CloudByContentCategory::new(self)
     }
@@ -29640,7 +28959,6 @@ let response = client.cloud_query()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_query(&self) -> builder::CloudQuery<'_> {
         builder::CloudQuery::new(self)
     }
@@ -29670,7 +28988,6 @@ let response = client.cloud_by_time_period()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_by_time_period(&self) -> builder::CloudByTimePeriod<'_> {
         builder::CloudByTimePeriod::new(self)
     }
@@ -29694,7 +29011,6 @@ let response = client.cloud_engagement()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_engagement(&self) -> builder::CloudEngagement<'_> {
         builder::CloudEngagement::new(self)
     }
@@ -29722,7 +29038,6 @@ let response = client.cloud_viewing_history()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_viewing_history(&self) -> builder::CloudViewingHistory<'_> {
         builder::CloudViewingHistory::new(self)
     }
@@ -29756,7 +29071,6 @@ let response = client.cloud_by_content_name()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_by_content_name(&self) -> builder::CloudByContentName<'_> {
         builder::CloudByContentName::new(self)
     }
@@ -29790,7 +29104,6 @@ let response = client.cloud_by_content_name_and_user()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_by_content_name_and_user(
         &self,
     ) -> builder::CloudByContentNameAndUser<'_> {
@@ -29822,7 +29135,6 @@ let response = client.cloud_by_os()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_by_os(&self) -> builder::CloudByOs<'_> {
         builder::CloudByOs::new(self)
     }
@@ -29846,7 +29158,6 @@ let response = client.cloud_reaction()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_reaction(&self) -> builder::CloudReaction<'_> {
         builder::CloudReaction::new(self)
     }
@@ -29870,7 +29181,6 @@ let response = client.cloud_realtime_user_counts()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_realtime_user_counts(&self) -> builder::CloudRealtimeUserCounts<'_> {
         builder::CloudRealtimeUserCounts::new(self)
     }
@@ -29900,7 +29210,6 @@ let response = client.cloud_by_region()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_by_region(&self) -> builder::CloudByRegion<'_> {
         builder::CloudByRegion::new(self)
     }
@@ -29930,7 +29239,6 @@ let response = client.cloud_by_site()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_by_site(&self) -> builder::CloudBySite<'_> {
         builder::CloudBySite::new(self)
     }
@@ -29956,7 +29264,6 @@ let response = client.cloud_viewing_situation()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_viewing_situation(&self) -> builder::CloudViewingSituation<'_> {
         builder::CloudViewingSituation::new(self)
     }
@@ -29990,7 +29297,6 @@ let response = client.cloud_by_content_title()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_by_content_title(&self) -> builder::CloudByContentTitle<'_> {
         builder::CloudByContentTitle::new(self)
     }
@@ -30024,7 +29330,6 @@ let response = client.cloud_by_content_title_and_user()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_by_content_title_and_user(
         &self,
     ) -> builder::CloudByContentTitleAndUser<'_> {
@@ -30054,7 +29359,6 @@ let response = client.cloud_user_counts_legacy()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_user_counts_legacy(&self) -> builder::CloudUserCountsLegacy<'_> {
         builder::CloudUserCountsLegacy::new(self)
     }
@@ -30084,7 +29388,6 @@ let response = client.cloud_by_user()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cloud_by_user(&self) -> builder::CloudByUser<'_> {
         builder::CloudByUser::new(self)
     }
@@ -30114,17 +29417,14 @@ impl Client {
     /// A client sending every call through `runtime`, which is built from
     /// this crate's [`operations::TABLE`] (a call with a runtime of another
     /// service is refused, not sent).
-    #[inline]
     pub fn new(runtime: ::vidplat_core::Runtime) -> Self {
         Self { runtime }
     }
     /// The runtime every call of this client goes through.
-    #[inline]
     pub fn runtime(&self) -> &::vidplat_core::Runtime {
         &self.runtime
     }
     /// The base URL, without a trailing `/`.
-    #[inline]
     pub fn baseurl(&self) -> &str {
         self.runtime.base_url()
     }
@@ -30168,7 +29468,6 @@ pub mod builder {
     }
     impl<'a> BasicByContentCategory<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30242,7 +29541,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -30310,7 +29608,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/category/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30323,7 +29620,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByContentCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[0usize];
         type Success = types::BasicContentCategoryPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30396,7 +29692,6 @@ pub mod builder {
     }
     impl<'a> BasicQuery<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30488,7 +29783,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -30572,7 +29866,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30585,7 +29878,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicQuery<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[1usize];
         type Success = types::BasicQueryPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30658,7 +29950,6 @@ pub mod builder {
     }
     impl<'a> BasicByTimePeriod<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30741,7 +30032,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -30818,7 +30108,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/datetime/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30831,7 +30120,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByTimePeriod<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[2usize];
         type Success = types::BasicTimePeriodPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30890,7 +30178,6 @@ pub mod builder {
     }
     impl<'a> BasicAudienceRating<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30946,7 +30233,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -30992,7 +30278,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/engagement/audience-rating/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31005,7 +30290,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicAudienceRating<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[3usize];
         type Success = types::BasicAudienceRatingPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31062,7 +30346,6 @@ pub mod builder {
     }
     impl<'a> BasicReaction<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31127,7 +30410,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -31186,7 +30468,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/engagement/reaction/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31199,7 +30480,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicReaction<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[4usize];
         type Success = types::BasicReactionPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31262,7 +30542,6 @@ pub mod builder {
     }
     impl<'a> BasicByEnvironment<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31336,7 +30615,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -31404,7 +30682,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/environment/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31417,7 +30694,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByEnvironment<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[5usize];
         type Success = types::BasicEnvironmentPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31474,7 +30750,6 @@ pub mod builder {
     }
     impl<'a> BasicViewingHistory<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31530,7 +30805,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -31576,7 +30850,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/history`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31589,7 +30862,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicViewingHistory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[6usize];
         type Success = types::BasicViewingHistoryPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31650,7 +30922,6 @@ pub mod builder {
     }
     impl<'a> BasicByOs<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31724,7 +30995,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -31792,7 +31062,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/os/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31805,7 +31074,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByOs<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[7usize];
         type Success = types::BasicOsPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31858,7 +31126,6 @@ pub mod builder {
     }
     impl<'a> BasicRealtimeUserCounts<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31907,7 +31174,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -31949,7 +31215,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/realtime/user-counts`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31962,7 +31227,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicRealtimeUserCounts<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[8usize];
         type Success = types::BasicRealtimeUserCountsPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32015,7 +31279,6 @@ pub mod builder {
     }
     impl<'a> BasicByRegion<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32089,7 +31352,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -32157,7 +31419,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/region/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32170,7 +31431,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByRegion<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[9usize];
         type Success = types::BasicRegionPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32235,7 +31495,6 @@ pub mod builder {
     }
     impl<'a> BasicBySite<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32309,7 +31568,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -32377,7 +31635,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/site/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32390,7 +31647,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicBySite<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[10usize];
         type Success = types::BasicSitePage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32448,7 +31704,6 @@ pub mod builder {
     }
     impl<'a> BasicViewingSituation<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32515,7 +31770,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -32574,7 +31828,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/situation/data/{parameter}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32587,7 +31840,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicViewingSituation<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[11usize];
         type Success = types::BasicViewingSituationPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32650,7 +31902,6 @@ pub mod builder {
     }
     impl<'a> BasicByContentTitle<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32724,7 +31975,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -32792,7 +32042,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/title/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32805,7 +32054,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByContentTitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[12usize];
         type Success = types::BasicContentTitlePage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32870,7 +32118,6 @@ pub mod builder {
     }
     impl<'a> BasicByContentTitleAndUser<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32944,7 +32191,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -33012,7 +32258,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/title/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33025,7 +32270,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByContentTitleAndUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[13usize];
         type Success = types::BasicContentTitleUserPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33090,7 +32334,6 @@ pub mod builder {
     }
     impl<'a> BasicByUser<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33164,7 +32407,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -33232,7 +32474,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33245,7 +32486,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[14usize];
         type Success = types::BasicUserPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33310,7 +32550,6 @@ pub mod builder {
     }
     impl<'a> CloudActiveUsers<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33384,7 +32623,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -33442,7 +32680,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/active-users/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33455,7 +32692,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudActiveUsers<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[15usize];
         type Success = types::CloudActiveUsersPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33511,7 +32747,6 @@ pub mod builder {
     }
     impl<'a> CloudByBrowser<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33585,7 +32820,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -33643,7 +32877,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/browser/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33656,7 +32889,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByBrowser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[16usize];
         type Success = types::CloudBrowserPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33712,7 +32944,6 @@ pub mod builder {
     }
     impl<'a> CloudByContentCategory<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33786,7 +33017,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -33846,7 +33076,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/category/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33859,7 +33088,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[17usize];
         type Success = types::CloudContentCategoryPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33923,7 +33151,6 @@ pub mod builder {
     }
     impl<'a> CloudQuery<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -34015,7 +33242,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -34097,7 +33323,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -34110,7 +33335,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudQuery<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[18usize];
         type Success = types::CloudQueryPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -34179,7 +33403,6 @@ pub mod builder {
     }
     impl<'a> CloudByTimePeriod<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -34253,7 +33476,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -34311,7 +33533,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/datetime/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -34324,7 +33545,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByTimePeriod<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[19usize];
         type Success = types::CloudTimePeriodPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -34368,7 +33588,6 @@ pub mod builder {
     }
     impl<'a> CloudEngagement<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -34415,7 +33634,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -34452,7 +33670,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/engagement/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -34465,7 +33682,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudEngagement<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[20usize];
         type Success = types::CloudEngagementPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -34514,7 +33730,6 @@ pub mod builder {
     }
     impl<'a> CloudViewingHistory<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -34583,7 +33798,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -34650,7 +33864,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/history`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -34663,7 +33876,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudViewingHistory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[21usize];
         type Success = types::CloudViewingHistoryPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -34730,7 +33942,6 @@ pub mod builder {
     }
     impl<'a> CloudByContentName<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -34817,7 +34028,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -34900,7 +34110,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/name/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -34913,7 +34122,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentName<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[22usize];
         type Success = types::CloudContentNamePage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -34987,7 +34195,6 @@ pub mod builder {
     }
     impl<'a> CloudByContentNameAndUser<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -35074,7 +34281,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -35159,7 +34365,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/name/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -35172,7 +34377,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentNameAndUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[23usize];
         type Success = types::CloudContentNameUserPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -35239,7 +34443,6 @@ pub mod builder {
     }
     impl<'a> CloudByOs<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -35313,7 +34516,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -35371,7 +34573,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/os/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -35384,7 +34585,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByOs<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[24usize];
         type Success = types::CloudOsPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -35428,7 +34628,6 @@ pub mod builder {
     }
     impl<'a> CloudReaction<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -35475,7 +34674,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -35512,7 +34710,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/reaction/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -35525,7 +34722,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudReaction<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[25usize];
         type Success = types::CloudReactionPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -35566,7 +34762,6 @@ pub mod builder {
     }
     impl<'a> CloudRealtimeUserCounts<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -35613,7 +34808,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -35650,7 +34844,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/realtime/user-counts`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -35663,7 +34856,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudRealtimeUserCounts<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[26usize];
         type Success = types::CloudRealtimeUserCountsPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -35716,7 +34908,6 @@ pub mod builder {
     }
     impl<'a> CloudByRegion<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -35790,7 +34981,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -35848,7 +35038,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/region/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -35861,7 +35050,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByRegion<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[27usize];
         type Success = types::CloudRegionPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -35917,7 +35105,6 @@ pub mod builder {
     }
     impl<'a> CloudBySite<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -35991,7 +35178,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -36049,7 +35235,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/site/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -36062,7 +35247,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudBySite<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[28usize];
         type Success = types::CloudSitePage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -36107,7 +35291,6 @@ pub mod builder {
     }
     impl<'a> CloudViewingSituation<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -36165,7 +35348,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -36211,7 +35393,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/situation/{parameter}/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -36224,7 +35405,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudViewingSituation<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[29usize];
         type Success = types::CloudViewingSituationPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -36282,7 +35462,6 @@ pub mod builder {
     }
     impl<'a> CloudByContentTitle<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -36369,7 +35548,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -36452,7 +35630,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/title/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -36465,7 +35642,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentTitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[30usize];
         type Success = types::CloudContentTitlePage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -36539,7 +35715,6 @@ pub mod builder {
     }
     impl<'a> CloudByContentTitleAndUser<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -36626,7 +35801,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -36711,7 +35885,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/title/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -36724,7 +35897,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentTitleAndUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[31usize];
         type Success = types::CloudContentTitleUserPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -36787,7 +35959,6 @@ pub mod builder {
     }
     impl<'a> CloudUserCountsLegacy<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -36852,7 +36023,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -36904,7 +36074,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/user-counts/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -36917,7 +36086,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudUserCountsLegacy<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[32usize];
         type Success = types::CloudUserCountsLegacyPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -36972,7 +36140,6 @@ pub mod builder {
     }
     impl<'a> CloudByUser<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37046,7 +36213,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37104,7 +36270,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37117,7 +36282,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[33usize];
         type Success = types::CloudUserPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37294,14 +36458,12 @@ pub mod builder {
         )
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentCategory<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37315,14 +36477,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicQuery<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37336,14 +36496,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByTimePeriod<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37357,14 +36515,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicAudienceRating<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37378,14 +36534,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicReaction<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37399,14 +36553,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByEnvironment<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37420,14 +36572,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicViewingHistory<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37441,14 +36591,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByOs<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37462,14 +36610,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByRegion<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37483,14 +36629,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicBySite<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37504,14 +36648,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicViewingSituation<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37525,14 +36667,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentTitle<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37546,14 +36686,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentTitleAndUser<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37567,14 +36705,12 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByUser<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37588,13 +36724,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudActiveUsers<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37606,13 +36740,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByBrowser<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37624,13 +36756,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentCategory<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37642,13 +36772,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudQuery<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37660,13 +36788,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByTimePeriod<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37678,13 +36804,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudViewingHistory<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37696,13 +36820,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentName<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37714,13 +36836,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentNameAndUser<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37732,13 +36852,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByOs<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37750,13 +36868,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByRegion<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37768,13 +36884,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudBySite<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37786,13 +36900,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentTitle<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37804,13 +36916,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentTitleAndUser<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37822,13 +36932,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudUserCountsLegacy<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37840,13 +36948,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByUser<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37860,7 +36966,6 @@ pub mod builder {
     impl<'a> BasicByContentCategory<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37868,11 +36973,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByContentCategory<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37880,7 +36983,6 @@ pub mod builder {
     impl<'a> BasicQuery<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37888,11 +36990,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicQuery<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37900,7 +37000,6 @@ pub mod builder {
     impl<'a> BasicByTimePeriod<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37908,11 +37007,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByTimePeriod<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37920,7 +37017,6 @@ pub mod builder {
     impl<'a> BasicAudienceRating<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37928,11 +37024,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicAudienceRating<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37940,7 +37034,6 @@ pub mod builder {
     impl<'a> BasicReaction<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37948,11 +37041,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicReaction<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37960,7 +37051,6 @@ pub mod builder {
     impl<'a> BasicByEnvironment<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37968,11 +37058,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByEnvironment<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37980,7 +37068,6 @@ pub mod builder {
     impl<'a> BasicViewingHistory<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37988,11 +37075,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicViewingHistory<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38000,7 +37085,6 @@ pub mod builder {
     impl<'a> BasicByOs<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -38008,11 +37092,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByOs<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38020,7 +37102,6 @@ pub mod builder {
     impl<'a> BasicByRegion<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -38028,11 +37109,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByRegion<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38040,7 +37119,6 @@ pub mod builder {
     impl<'a> BasicBySite<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -38048,11 +37126,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicBySite<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38060,7 +37136,6 @@ pub mod builder {
     impl<'a> BasicViewingSituation<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -38068,11 +37143,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicViewingSituation<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38080,7 +37153,6 @@ pub mod builder {
     impl<'a> BasicByContentTitle<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -38088,11 +37160,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByContentTitle<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38100,7 +37170,6 @@ pub mod builder {
     impl<'a> BasicByContentTitleAndUser<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -38108,11 +37177,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByContentTitleAndUser<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38120,7 +37187,6 @@ pub mod builder {
     impl<'a> BasicByUser<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -38128,11 +37194,9 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByUser<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38140,17 +37204,14 @@ pub mod builder {
     impl<'a> CloudActiveUsers<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudActiveUsers<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38158,17 +37219,14 @@ pub mod builder {
     impl<'a> CloudByBrowser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByBrowser<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38176,17 +37234,14 @@ pub mod builder {
     impl<'a> CloudByContentCategory<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentCategory<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38194,17 +37249,14 @@ pub mod builder {
     impl<'a> CloudQuery<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudQuery<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38212,17 +37264,14 @@ pub mod builder {
     impl<'a> CloudByTimePeriod<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByTimePeriod<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38230,17 +37279,14 @@ pub mod builder {
     impl<'a> CloudEngagement<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudEngagement<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38248,17 +37294,14 @@ pub mod builder {
     impl<'a> CloudViewingHistory<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudViewingHistory<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38266,17 +37309,14 @@ pub mod builder {
     impl<'a> CloudByContentName<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentName<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38284,17 +37324,14 @@ pub mod builder {
     impl<'a> CloudByContentNameAndUser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentNameAndUser<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38302,17 +37339,14 @@ pub mod builder {
     impl<'a> CloudByOs<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByOs<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38320,17 +37354,14 @@ pub mod builder {
     impl<'a> CloudReaction<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudReaction<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38338,17 +37369,14 @@ pub mod builder {
     impl<'a> CloudByRegion<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByRegion<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38356,17 +37384,14 @@ pub mod builder {
     impl<'a> CloudBySite<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudBySite<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38374,17 +37399,14 @@ pub mod builder {
     impl<'a> CloudViewingSituation<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudViewingSituation<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38392,17 +37414,14 @@ pub mod builder {
     impl<'a> CloudByContentTitle<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentTitle<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38410,17 +37429,14 @@ pub mod builder {
     impl<'a> CloudByContentTitleAndUser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentTitleAndUser<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38428,17 +37444,14 @@ pub mod builder {
     impl<'a> CloudUserCountsLegacy<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudUserCountsLegacy<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -38446,17 +37459,14 @@ pub mod builder {
     impl<'a> CloudByUser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByUser<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }

@@ -17,7 +17,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CreatedId {
-        #[inline]
         pub fn builder() -> builder::CreatedId {
             Default::default()
         }
@@ -31,7 +30,6 @@ pub mod types {
     );
     impl ::std::ops::Deref for DashConfig {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -40,7 +38,6 @@ pub mod types {
     }
     impl ::std::convert::From<DashConfig>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: DashConfig) -> Self {
             value.0
         }
@@ -48,7 +45,6 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for DashConfig {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -65,7 +61,6 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl DestinationSettings {
-        #[inline]
         pub fn builder() -> builder::DestinationSettings {
             Default::default()
         }
@@ -82,7 +77,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Error {
-        #[inline]
         pub fn builder() -> builder::Error {
             Default::default()
         }
@@ -97,7 +91,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ExternalId {
-        #[inline]
         pub fn builder() -> builder::ExternalId {
             Default::default()
         }
@@ -113,7 +106,6 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl HlsConfig {
-        #[inline]
         pub fn builder() -> builder::HlsConfig {
             Default::default()
         }
@@ -127,7 +119,6 @@ pub mod types {
     );
     impl ::std::ops::Deref for ImportStatus {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -136,7 +127,6 @@ pub mod types {
     }
     impl ::std::convert::From<ImportStatus>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: ImportStatus) -> Self {
             value.0
         }
@@ -144,7 +134,6 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for ImportStatus {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -160,7 +149,6 @@ pub mod types {
     );
     impl ::std::ops::Deref for ImportTaskStatus {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -169,7 +157,6 @@ pub mod types {
     }
     impl ::std::convert::From<ImportTaskStatus>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: ImportTaskStatus) -> Self {
             value.0
         }
@@ -177,7 +164,6 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for ImportTaskStatus {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -200,7 +186,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl InputFile {
-        #[inline]
         pub fn builder() -> builder::InputFile {
             Default::default()
         }
@@ -212,26 +197,22 @@ pub mod types {
     pub struct ListTasksSort(::std::string::String);
     impl ::std::ops::Deref for ListTasksSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListTasksSort> for ::std::string::String {
-        #[inline]
         fn from(value: ListTasksSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for ListTasksSort {
-        #[inline]
         fn default() -> Self {
             ListTasksSort("created_at|desc".to_string())
         }
     }
     impl ::std::str::FromStr for ListTasksSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -244,7 +225,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListTasksSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -253,7 +233,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListTasksSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -291,7 +270,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl NotificationSettings {
-        #[inline]
         pub fn builder() -> builder::NotificationSettings {
             Default::default()
         }
@@ -311,7 +289,6 @@ pub mod types {
         pub notify_ready: ::std::option::Option<bool>,
     }
     impl NotificationSettingsUpdate {
-        #[inline]
         pub fn builder() -> builder::NotificationSettingsUpdate {
             Default::default()
         }
@@ -327,7 +304,6 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl ObjstoreSettings {
-        #[inline]
         pub fn builder() -> builder::ObjstoreSettings {
             Default::default()
         }
@@ -383,7 +359,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Preset {
-        #[inline]
         pub fn builder() -> builder::Preset {
             Default::default()
         }
@@ -433,7 +408,6 @@ destination requires destination_settings.objstore.authentication_method.*/
         pub vms_config: ::std::option::Option<PresetVmsConfig>,
     }
     impl PresetCreate {
-        #[inline]
         pub fn builder() -> builder::PresetCreate {
             Default::default()
         }
@@ -445,20 +419,17 @@ destination requires destination_settings.objstore.authentication_method.*/
     pub struct PresetCreateDescription(::std::string::String);
     impl ::std::ops::Deref for PresetCreateDescription {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<PresetCreateDescription> for ::std::string::String {
-        #[inline]
         fn from(value: PresetCreateDescription) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for PresetCreateDescription {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -470,7 +441,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for PresetCreateDescription {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -479,7 +449,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for PresetCreateDescription {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -505,20 +474,17 @@ destination requires destination_settings.objstore.authentication_method.*/
     pub struct PresetDestination(::std::string::String);
     impl ::std::ops::Deref for PresetDestination {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<PresetDestination> for ::std::string::String {
-        #[inline]
         fn from(value: PresetDestination) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for PresetDestination {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -533,7 +499,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for PresetDestination {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -542,7 +507,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for PresetDestination {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -571,7 +535,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     #[cfg(feature = "builders")]
     impl PresetList {
-        #[inline]
         pub fn builder() -> builder::PresetList {
             Default::default()
         }
@@ -583,20 +546,17 @@ destination requires destination_settings.objstore.authentication_method.*/
     pub struct PresetName(::std::string::String);
     impl ::std::ops::Deref for PresetName {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<PresetName> for ::std::string::String {
-        #[inline]
         fn from(value: PresetName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for PresetName {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -615,7 +575,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for PresetName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -624,7 +583,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for PresetName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -650,20 +608,17 @@ destination requires destination_settings.objstore.authentication_method.*/
     pub struct PresetOutputFilename(::std::string::String);
     impl ::std::ops::Deref for PresetOutputFilename {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<PresetOutputFilename> for ::std::string::String {
-        #[inline]
         fn from(value: PresetOutputFilename) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for PresetOutputFilename {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -675,7 +630,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for PresetOutputFilename {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -684,7 +638,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for PresetOutputFilename {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -712,7 +665,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     );
     impl ::std::ops::Deref for PresetOverride {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -721,7 +673,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::From<PresetOverride>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: PresetOverride) -> Self {
             value.0
         }
@@ -729,7 +680,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PresetOverride {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -750,7 +700,6 @@ destination requires destination_settings.objstore.authentication_method.*/
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PresetPoster {
-        #[inline]
         pub fn builder() -> builder::PresetPoster {
             Default::default()
         }
@@ -764,7 +713,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     );
     impl ::std::ops::Deref for PresetProfileConfig {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -773,7 +721,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::From<PresetProfileConfig>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: PresetProfileConfig) -> Self {
             value.0
         }
@@ -781,7 +728,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PresetProfileConfig {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -797,7 +743,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     );
     impl ::std::ops::Deref for PresetSeekPreview {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -806,7 +751,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::From<PresetSeekPreview>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: PresetSeekPreview) -> Self {
             value.0
         }
@@ -814,7 +758,6 @@ destination requires destination_settings.objstore.authentication_method.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PresetSeekPreview {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -834,7 +777,6 @@ destination requires destination_settings.objstore.authentication_method.*/
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PresetStream {
-        #[inline]
         pub fn builder() -> builder::PresetStream {
             Default::default()
         }
@@ -850,7 +792,6 @@ destination requires destination_settings.objstore.authentication_method.*/
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PresetStreamVideo {
-        #[inline]
         pub fn builder() -> builder::PresetStreamVideo {
             Default::default()
         }
@@ -899,7 +840,6 @@ requires destination_settings.objstore.authentication_method.*/
         pub vms_config: ::vidplat_core::Patch<PresetVmsConfig>,
     }
     impl PresetUpdate {
-        #[inline]
         pub fn builder() -> builder::PresetUpdate {
             Default::default()
         }
@@ -911,20 +851,17 @@ requires destination_settings.objstore.authentication_method.*/
     pub struct PresetUpdateDescription(::std::string::String);
     impl ::std::ops::Deref for PresetUpdateDescription {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<PresetUpdateDescription> for ::std::string::String {
-        #[inline]
         fn from(value: PresetUpdateDescription) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for PresetUpdateDescription {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -936,7 +873,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for PresetUpdateDescription {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -945,7 +881,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for PresetUpdateDescription {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -973,7 +908,6 @@ requires destination_settings.objstore.authentication_method.*/
     );
     impl ::std::ops::Deref for PresetVmsConfig {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -982,7 +916,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::From<PresetVmsConfig>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: PresetVmsConfig) -> Self {
             value.0
         }
@@ -990,7 +923,6 @@ requires destination_settings.objstore.authentication_method.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PresetVmsConfig {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -1006,7 +938,6 @@ requires destination_settings.objstore.authentication_method.*/
     );
     impl ::std::ops::Deref for PresetWatermark {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -1015,7 +946,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::From<PresetWatermark>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: PresetWatermark) -> Self {
             value.0
         }
@@ -1023,7 +953,6 @@ requires destination_settings.objstore.authentication_method.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PresetWatermark {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -1059,7 +988,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     #[cfg(feature = "builders")]
     impl Profile {
-        #[inline]
         pub fn builder() -> builder::Profile {
             Default::default()
         }
@@ -1083,7 +1011,6 @@ requires destination_settings.objstore.authentication_method.*/
         pub vms_config: ::std::option::Option<ProfileVmsConfig>,
     }
     impl ProfileCreate {
-        #[inline]
         pub fn builder() -> builder::ProfileCreate {
             Default::default()
         }
@@ -1095,20 +1022,17 @@ requires destination_settings.objstore.authentication_method.*/
     pub struct ProfileCreateDescription(::std::string::String);
     impl ::std::ops::Deref for ProfileCreateDescription {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ProfileCreateDescription> for ::std::string::String {
-        #[inline]
         fn from(value: ProfileCreateDescription) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ProfileCreateDescription {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1120,7 +1044,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for ProfileCreateDescription {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1129,7 +1052,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for ProfileCreateDescription {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1158,7 +1080,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     #[cfg(feature = "builders")]
     impl ProfileList {
-        #[inline]
         pub fn builder() -> builder::ProfileList {
             Default::default()
         }
@@ -1170,20 +1091,17 @@ requires destination_settings.objstore.authentication_method.*/
     pub struct ProfileName(::std::string::String);
     impl ::std::ops::Deref for ProfileName {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ProfileName> for ::std::string::String {
-        #[inline]
         fn from(value: ProfileName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ProfileName {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1202,7 +1120,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for ProfileName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1211,7 +1128,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for ProfileName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1249,7 +1165,6 @@ requires destination_settings.objstore.authentication_method.*/
         pub vms_config: ::std::option::Option<ProfileVmsConfig>,
     }
     impl ProfileUpdate {
-        #[inline]
         pub fn builder() -> builder::ProfileUpdate {
             Default::default()
         }
@@ -1261,20 +1176,17 @@ requires destination_settings.objstore.authentication_method.*/
     pub struct ProfileUpdateDescription(::std::string::String);
     impl ::std::ops::Deref for ProfileUpdateDescription {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ProfileUpdateDescription> for ::std::string::String {
-        #[inline]
         fn from(value: ProfileUpdateDescription) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ProfileUpdateDescription {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1286,7 +1198,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for ProfileUpdateDescription {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1295,7 +1206,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for ProfileUpdateDescription {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1325,7 +1235,6 @@ requires destination_settings.objstore.authentication_method.*/
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl ProfileVmsConfig {
-        #[inline]
         pub fn builder() -> builder::ProfileVmsConfig {
             Default::default()
         }
@@ -1407,7 +1316,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     #[cfg(feature = "builders")]
     impl Task {
-        #[inline]
         pub fn builder() -> builder::Task {
             Default::default()
         }
@@ -1440,7 +1348,6 @@ requires destination_settings.objstore.authentication_method.*/
     }
     #[cfg(feature = "builders")]
     impl TaskCounts {
-        #[inline]
         pub fn builder() -> builder::TaskCounts {
             Default::default()
         }
@@ -1499,7 +1406,6 @@ vms_config.config_overrides.category_id is required.*/
         pub vms_config: ::std::option::Option<TaskVmsConfig>,
     }
     impl TaskCreate {
-        #[inline]
         pub fn builder() -> builder::TaskCreate {
             Default::default()
         }
@@ -1511,20 +1417,17 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreateEpisodeName(::std::string::String);
     impl ::std::ops::Deref for TaskCreateEpisodeName {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreateEpisodeName> for ::std::string::String {
-        #[inline]
         fn from(value: TaskCreateEpisodeName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreateEpisodeName {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1540,7 +1443,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreateEpisodeName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1549,7 +1451,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for TaskCreateEpisodeName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1575,20 +1476,17 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreateInputFilepath(::std::string::String);
     impl ::std::ops::Deref for TaskCreateInputFilepath {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreateInputFilepath> for ::std::string::String {
-        #[inline]
         fn from(value: TaskCreateInputFilepath) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreateInputFilepath {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1603,7 +1501,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreateInputFilepath {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1612,7 +1509,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for TaskCreateInputFilepath {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1638,20 +1534,17 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreateMultiAngleLabelsItem(::std::string::String);
     impl ::std::ops::Deref for TaskCreateMultiAngleLabelsItem {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreateMultiAngleLabelsItem> for ::std::string::String {
-        #[inline]
         fn from(value: TaskCreateMultiAngleLabelsItem) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreateMultiAngleLabelsItem {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1664,7 +1557,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreateMultiAngleLabelsItem {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1674,7 +1566,6 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::TryFrom<::std::string::String>
     for TaskCreateMultiAngleLabelsItem {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1700,20 +1591,17 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreateOutputFilename(::std::string::String);
     impl ::std::ops::Deref for TaskCreateOutputFilename {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreateOutputFilename> for ::std::string::String {
-        #[inline]
         fn from(value: TaskCreateOutputFilename) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreateOutputFilename {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1729,7 +1617,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreateOutputFilename {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1738,7 +1625,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for TaskCreateOutputFilename {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1764,20 +1650,17 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreatePosterFilenamePrefix(::std::string::String);
     impl ::std::ops::Deref for TaskCreatePosterFilenamePrefix {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreatePosterFilenamePrefix> for ::std::string::String {
-        #[inline]
         fn from(value: TaskCreatePosterFilenamePrefix) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreatePosterFilenamePrefix {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1796,7 +1679,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreatePosterFilenamePrefix {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1806,7 +1688,6 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::TryFrom<::std::string::String>
     for TaskCreatePosterFilenamePrefix {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1832,20 +1713,17 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreateSeekPreviewFilename(::std::string::String);
     impl ::std::ops::Deref for TaskCreateSeekPreviewFilename {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreateSeekPreviewFilename> for ::std::string::String {
-        #[inline]
         fn from(value: TaskCreateSeekPreviewFilename) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreateSeekPreviewFilename {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1864,7 +1742,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreateSeekPreviewFilename {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1874,7 +1751,6 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::TryFrom<::std::string::String>
     for TaskCreateSeekPreviewFilename {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1900,21 +1776,18 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreateSegmentFilenamePrefix(::std::string::String);
     impl ::std::ops::Deref for TaskCreateSegmentFilenamePrefix {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreateSegmentFilenamePrefix>
     for ::std::string::String {
-        #[inline]
         fn from(value: TaskCreateSegmentFilenamePrefix) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreateSegmentFilenamePrefix {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1933,7 +1806,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreateSegmentFilenamePrefix {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1943,7 +1815,6 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::TryFrom<::std::string::String>
     for TaskCreateSegmentFilenamePrefix {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1985,7 +1856,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     #[cfg(feature = "builders")]
     impl TaskImport {
-        #[inline]
         pub fn builder() -> builder::TaskImport {
             Default::default()
         }
@@ -2000,7 +1870,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     #[cfg(feature = "builders")]
     impl TaskImportList {
-        #[inline]
         pub fn builder() -> builder::TaskImportList {
             Default::default()
         }
@@ -2033,7 +1902,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     #[cfg(feature = "builders")]
     impl TaskList {
-        #[inline]
         pub fn builder() -> builder::TaskList {
             Default::default()
         }
@@ -2047,7 +1915,6 @@ vms_config.config_overrides.category_id is required.*/
     );
     impl ::std::ops::Deref for TaskPoster {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -2056,7 +1923,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::From<TaskPoster>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: TaskPoster) -> Self {
             value.0
         }
@@ -2064,7 +1930,6 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for TaskPoster {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -2090,7 +1955,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     #[cfg(feature = "builders")]
     impl TaskRegistration {
-        #[inline]
         pub fn builder() -> builder::TaskRegistration {
             Default::default()
         }
@@ -2104,7 +1968,6 @@ vms_config.config_overrides.category_id is required.*/
     );
     impl ::std::ops::Deref for TaskSeekPreview {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -2113,7 +1976,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::From<TaskSeekPreview>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: TaskSeekPreview) -> Self {
             value.0
         }
@@ -2121,7 +1983,6 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for TaskSeekPreview {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -2137,7 +1998,6 @@ vms_config.config_overrides.category_id is required.*/
     );
     impl ::std::ops::Deref for TaskStream {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -2146,7 +2006,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::From<TaskStream>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: TaskStream) -> Self {
             value.0
         }
@@ -2154,7 +2013,6 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for TaskStream {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -2170,7 +2028,6 @@ vms_config.config_overrides.category_id is required.*/
     );
     impl ::std::ops::Deref for TaskTrim {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -2179,7 +2036,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::From<TaskTrim>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: TaskTrim) -> Self {
             value.0
         }
@@ -2187,7 +2043,6 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for TaskTrim {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -2204,7 +2059,6 @@ vms_config.config_overrides.category_id is required.*/
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl TaskVmsConfig {
-        #[inline]
         pub fn builder() -> builder::TaskVmsConfig {
             Default::default()
         }
@@ -2218,7 +2072,6 @@ vms_config.config_overrides.category_id is required.*/
     );
     impl ::std::ops::Deref for TaskVmsConfigDetail {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -2227,7 +2080,6 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::From<TaskVmsConfigDetail>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: TaskVmsConfigDetail) -> Self {
             value.0
         }
@@ -2235,7 +2087,6 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for TaskVmsConfigDetail {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -2253,7 +2104,6 @@ vms_config.config_overrides.category_id is required.*/
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl TaskVmsConfigOverrides {
-        #[inline]
         pub fn builder() -> builder::TaskVmsConfigOverrides {
             Default::default()
         }
@@ -2270,7 +2120,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CreatedId {
-            #[inline]
             fn default() -> Self {
                 Self { id: Ok(Default::default()) }
             }
@@ -2289,7 +2138,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CreatedId> for super::CreatedId {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CreatedId,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2307,7 +2155,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CreatedId> for CreatedId {
-            #[inline]
             fn from(value: super::CreatedId) -> Self {
                 Self { id: Ok(value.id) }
             }
@@ -2324,7 +2171,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for DestinationSettings {
-            #[inline]
             fn default() -> Self {
                 Self {
                     objstore: Ok(Default::default()),
@@ -2355,7 +2201,6 @@ vms_config.config_overrides.category_id is required.*/
         impl ::std::convert::TryFrom<DestinationSettings>
         for super::DestinationSettings {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: DestinationSettings,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2372,7 +2217,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::DestinationSettings> for DestinationSettings {
-            #[inline]
             fn from(value: super::DestinationSettings) -> Self {
                 Self {
                     objstore: Ok(value.objstore),
@@ -2394,7 +2238,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Error {
-            #[inline]
             fn default() -> Self {
                 Self {
                     code: Ok(Default::default()),
@@ -2424,7 +2267,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Error> for super::Error {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Error,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2442,7 +2284,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Error> for Error {
-            #[inline]
             fn from(value: super::Error) -> Self {
                 Self {
                     code: Ok(value.code),
@@ -2460,7 +2301,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ExternalId {
-            #[inline]
             fn default() -> Self {
                 Self {
                     external_id: Ok(Default::default()),
@@ -2481,7 +2321,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ExternalId> for super::ExternalId {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ExternalId,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2499,7 +2338,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ExternalId> for ExternalId {
-            #[inline]
             fn from(value: super::ExternalId) -> Self {
                 Self {
                     external_id: Ok(value.external_id),
@@ -2518,7 +2356,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for HlsConfig {
-            #[inline]
             fn default() -> Self {
                 Self {
                     multi_audio_flag: Ok(Default::default()),
@@ -2550,7 +2387,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<HlsConfig> for super::HlsConfig {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: HlsConfig,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2569,7 +2405,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::HlsConfig> for HlsConfig {
-            #[inline]
             fn from(value: super::HlsConfig) -> Self {
                 Self {
                     multi_audio_flag: Ok(value.multi_audio_flag),
@@ -2595,7 +2430,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for InputFile {
-            #[inline]
             fn default() -> Self {
                 Self {
                     filename: Ok(Default::default()),
@@ -2634,7 +2468,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<InputFile> for super::InputFile {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: InputFile,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2662,7 +2495,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::InputFile> for InputFile {
-            #[inline]
             fn from(value: super::InputFile) -> Self {
                 Self {
                     filename: Ok(value.filename),
@@ -2693,7 +2525,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for NotificationSettings {
-            #[inline]
             fn default() -> Self {
                 Self {
                     notify_error: Ok(Default::default()),
@@ -2744,7 +2575,6 @@ vms_config.config_overrides.category_id is required.*/
         impl ::std::convert::TryFrom<NotificationSettings>
         for super::NotificationSettings {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: NotificationSettings,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2784,7 +2614,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::NotificationSettings> for NotificationSettings {
-            #[inline]
             fn from(value: super::NotificationSettings) -> Self {
                 Self {
                     notify_error: Ok(value.notify_error),
@@ -2810,7 +2639,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for NotificationSettingsUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     notify_error: Ok(Default::default()),
@@ -2850,7 +2678,6 @@ vms_config.config_overrides.category_id is required.*/
         impl ::std::convert::TryFrom<NotificationSettingsUpdate>
         for super::NotificationSettingsUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: NotificationSettingsUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2882,7 +2709,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::From<super::NotificationSettingsUpdate>
         for NotificationSettingsUpdate {
-            #[inline]
             fn from(value: super::NotificationSettingsUpdate) -> Self {
                 Self {
                     notify_error: Ok(value.notify_error),
@@ -2903,7 +2729,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for ObjstoreSettings {
-            #[inline]
             fn default() -> Self {
                 Self {
                     authentication_method: Ok(Default::default()),
@@ -2935,7 +2760,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<ObjstoreSettings> for super::ObjstoreSettings {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ObjstoreSettings,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2960,7 +2784,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::ObjstoreSettings> for ObjstoreSettings {
-            #[inline]
             fn from(value: super::ObjstoreSettings) -> Self {
                 Self {
                     authentication_method: Ok(value.authentication_method),
@@ -3038,7 +2861,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Preset {
-            #[inline]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -3196,7 +3018,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Preset> for super::Preset {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Preset,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3301,7 +3122,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Preset> for Preset {
-            #[inline]
             fn from(value: super::Preset) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -3383,7 +3203,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for PresetCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     dash_config: Ok(Default::default()),
@@ -3521,7 +3340,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<PresetCreate> for super::PresetCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PresetCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3615,7 +3433,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::PresetCreate> for PresetCreate {
-            #[inline]
             fn from(value: super::PresetCreate) -> Self {
                 Self {
                     dash_config: Ok(value.dash_config),
@@ -3645,7 +3462,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PresetList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -3666,7 +3482,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PresetList> for super::PresetList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PresetList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3684,7 +3499,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PresetList> for PresetList {
-            #[inline]
             fn from(value: super::PresetList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -3705,7 +3519,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for PresetPoster {
-            #[inline]
             fn default() -> Self {
                 Self {
                     destination: Ok(Default::default()),
@@ -3744,7 +3557,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<PresetPoster> for super::PresetPoster {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PresetPoster,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3771,7 +3583,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::PresetPoster> for PresetPoster {
-            #[inline]
             fn from(value: super::PresetPoster) -> Self {
                 Self {
                     destination: Ok(value.destination),
@@ -3796,7 +3607,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for PresetStream {
-            #[inline]
             fn default() -> Self {
                 Self {
                     video: Ok(Default::default()),
@@ -3838,7 +3648,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<PresetStream> for super::PresetStream {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PresetStream,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3861,7 +3670,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::PresetStream> for PresetStream {
-            #[inline]
             fn from(value: super::PresetStream) -> Self {
                 Self {
                     video: Ok(value.video),
@@ -3882,7 +3690,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for PresetStreamVideo {
-            #[inline]
             fn default() -> Self {
                 Self {
                     height: Ok(Default::default()),
@@ -3912,7 +3719,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<PresetStreamVideo> for super::PresetStreamVideo {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PresetStreamVideo,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3929,7 +3735,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::PresetStreamVideo> for PresetStreamVideo {
-            #[inline]
             fn from(value: super::PresetStreamVideo) -> Self {
                 Self {
                     height: Ok(value.height),
@@ -3993,7 +3798,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for PresetUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     dash_config: Ok(Default::default()),
@@ -4125,7 +3929,6 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
             ///Sends `dash_config` as `null`: the server clears it.
-            #[inline]
             pub fn clear_dash_config(mut self) -> Self {
                 self.dash_config = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -4133,7 +3936,6 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
             ///Sends `description` as `null`: the server clears it.
-            #[inline]
             pub fn clear_description(mut self) -> Self {
                 self.description = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -4141,7 +3943,6 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
             ///Sends `hls_config` as `null`: the server clears it.
-            #[inline]
             pub fn clear_hls_config(mut self) -> Self {
                 self.hls_config = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -4149,7 +3950,6 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
             ///Sends `vms_config` as `null`: the server clears it.
-            #[inline]
             pub fn clear_vms_config(mut self) -> Self {
                 self.vms_config = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -4159,7 +3959,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<PresetUpdate> for super::PresetUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PresetUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4248,7 +4047,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::PresetUpdate> for PresetUpdate {
-            #[inline]
             fn from(value: super::PresetUpdate) -> Self {
                 Self {
                     dash_config: Ok(value.dash_config),
@@ -4305,7 +4103,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Profile {
-            #[inline]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -4389,7 +4186,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Profile> for super::Profile {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Profile,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4454,7 +4250,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Profile> for Profile {
-            #[inline]
             fn from(value: super::Profile) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -4492,7 +4287,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for ProfileCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     description: Ok(Default::default()),
@@ -4547,7 +4341,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<ProfileCreate> for super::ProfileCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ProfileCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4590,7 +4383,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::ProfileCreate> for ProfileCreate {
-            #[inline]
             fn from(value: super::ProfileCreate) -> Self {
                 Self {
                     description: Ok(value.description),
@@ -4611,7 +4403,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ProfileList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -4632,7 +4423,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ProfileList> for super::ProfileList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ProfileList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4650,7 +4440,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ProfileList> for ProfileList {
-            #[inline]
             fn from(value: super::ProfileList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -4679,7 +4468,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for ProfileUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     description: Ok(Default::default()),
@@ -4734,7 +4522,6 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
             ///Sends `description` as `null`: the server clears it.
-            #[inline]
             pub fn clear_description(mut self) -> Self {
                 self.description = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -4744,7 +4531,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<ProfileUpdate> for super::ProfileUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ProfileUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4787,7 +4573,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::ProfileUpdate> for ProfileUpdate {
-            #[inline]
             fn from(value: super::ProfileUpdate) -> Self {
                 Self {
                     description: Ok(value.description),
@@ -4810,7 +4595,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for ProfileVmsConfig {
-            #[inline]
             fn default() -> Self {
                 Self {
                     seek_preview: Ok(Default::default()),
@@ -4840,7 +4624,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<ProfileVmsConfig> for super::ProfileVmsConfig {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ProfileVmsConfig,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4857,7 +4640,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::ProfileVmsConfig> for ProfileVmsConfig {
-            #[inline]
             fn from(value: super::ProfileVmsConfig) -> Self {
                 Self {
                     seek_preview: Ok(value.seek_preview),
@@ -4967,7 +4749,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Task {
-            #[inline]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -5198,7 +4979,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Task> for super::Task {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Task,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5343,7 +5123,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Task> for Task {
-            #[inline]
             fn from(value: super::Task) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -5407,7 +5186,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskCounts {
-            #[inline]
             fn default() -> Self {
                 Self {
                     canceled: Ok(Default::default()),
@@ -5482,7 +5260,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskCounts> for super::TaskCounts {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: TaskCounts,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5542,7 +5319,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskCounts> for TaskCounts {
-            #[inline]
             fn from(value: super::TaskCounts) -> Self {
                 Self {
                     canceled: Ok(value.canceled),
@@ -5615,7 +5391,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for TaskCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     episode_name: Ok(Default::default()),
@@ -5770,7 +5545,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<TaskCreate> for super::TaskCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: TaskCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5864,7 +5638,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::TaskCreate> for TaskCreate {
-            #[inline]
             fn from(value: super::TaskCreate) -> Self {
                 Self {
                     episode_name: Ok(value.episode_name),
@@ -5914,7 +5687,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskImport {
-            #[inline]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -5980,7 +5752,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskImport> for super::TaskImport {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: TaskImport,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6028,7 +5799,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskImport> for TaskImport {
-            #[inline]
             fn from(value: super::TaskImport) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -6050,7 +5820,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskImportList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -6071,7 +5840,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskImportList> for super::TaskImportList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: TaskImportList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6089,7 +5857,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskImportList> for TaskImportList {
-            #[inline]
             fn from(value: super::TaskImportList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -6128,7 +5895,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     current_page: Ok(Default::default()),
@@ -6203,7 +5969,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskList> for super::TaskList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: TaskList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6255,7 +6020,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskList> for TaskList {
-            #[inline]
             fn from(value: super::TaskList) -> Self {
                 Self {
                     current_page: Ok(value.current_page),
@@ -6290,7 +6054,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskRegistration {
-            #[inline]
             fn default() -> Self {
                 Self {
                     failure_count: Ok(Default::default()),
@@ -6338,7 +6101,6 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskRegistration> for super::TaskRegistration {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: TaskRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6378,7 +6140,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskRegistration> for TaskRegistration {
-            #[inline]
             fn from(value: super::TaskRegistration) -> Self {
                 Self {
                     failure_count: Ok(value.failure_count),
@@ -6400,7 +6161,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for TaskVmsConfig {
-            #[inline]
             fn default() -> Self {
                 Self {
                     config_overrides: Ok(Default::default()),
@@ -6432,7 +6192,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<TaskVmsConfig> for super::TaskVmsConfig {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: TaskVmsConfig,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6451,7 +6210,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::TaskVmsConfig> for TaskVmsConfig {
-            #[inline]
             fn from(value: super::TaskVmsConfig) -> Self {
                 Self {
                     config_overrides: Ok(value.config_overrides),
@@ -6471,7 +6229,6 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for TaskVmsConfigOverrides {
-            #[inline]
             fn default() -> Self {
                 Self {
                     category_id: Ok(Default::default()),
@@ -6502,7 +6259,6 @@ vms_config.config_overrides.category_id is required.*/
         impl ::std::convert::TryFrom<TaskVmsConfigOverrides>
         for super::TaskVmsConfigOverrides {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: TaskVmsConfigOverrides,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6520,7 +6276,6 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::From<super::TaskVmsConfigOverrides>
         for TaskVmsConfigOverrides {
-            #[inline]
             fn from(value: super::TaskVmsConfigOverrides) -> Self {
                 Self {
                     category_id: Ok(value.category_id),
@@ -6531,11 +6286,9 @@ vms_config.config_overrides.category_id is required.*/
     }
     /// Generation of default values for serde.
     pub mod defaults {
-        #[inline]
         pub(super) fn task_create_priority() -> ::std::option::Option<i64> {
             ::std::option::Option::Some(50_i64)
         }
-        #[inline]
         pub(super) fn task_create_upload_type() -> ::std::option::Option<
             crate::types::UploadType,
         > {
@@ -6551,7 +6304,6 @@ vms_config.config_overrides.category_id is required.*/
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            #[inline]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -6560,7 +6312,6 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            #[inline]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -6569,13 +6320,11 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl From<&'static str> for ConversionError {
-            #[inline]
             fn from(value: &'static str) -> Self {
                 Self(value.into())
             }
         }
         impl From<String> for ConversionError {
-            #[inline]
             fn from(value: String) -> Self {
                 Self(value.into())
             }
@@ -6789,7 +6538,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CreatedId;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -6849,7 +6597,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DestinationSettings;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -6917,7 +6664,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Error;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -6989,7 +6735,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ExternalId;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7049,7 +6794,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = HlsConfig;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7117,7 +6861,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = InputFile;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7211,7 +6954,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = NotificationSettings;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7329,7 +7071,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = NotificationSettingsUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7429,7 +7170,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ObjstoreSettings;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7499,7 +7239,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Preset;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7806,7 +7545,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8097,7 +7835,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8150,7 +7887,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetPoster;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8235,7 +7971,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetStream;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8315,7 +8050,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetStreamVideo;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8383,7 +8117,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8636,7 +8369,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Profile;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8812,7 +8544,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ProfileCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8941,7 +8672,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ProfileList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8994,7 +8724,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ProfileUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -9118,7 +8847,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ProfileVmsConfig;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -9186,7 +8914,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Task;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -9612,7 +9339,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskCounts;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -9782,7 +9508,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -10061,7 +9786,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskImport;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -10213,7 +9937,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskImportList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -10268,7 +9991,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -10431,7 +10153,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskRegistration;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -10540,7 +10261,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskVmsConfig;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -10608,7 +10328,6 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskVmsConfigOverrides;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -10739,70 +10458,56 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl vidplat_core::Paged for PresetList {
         type Item = Preset;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for ProfileList {
         type Item = Profile;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for TaskImportList {
         type Item = TaskImport;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for TaskList {
         type Item = Task;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn last_page(&self) -> ::std::option::Option<i64> {
             self.last_page
         }
     }
     impl ::vidplat_core::FromText for ListTasksSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10811,7 +10516,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for PresetCreateDescription {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10820,7 +10524,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for PresetDestination {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10829,7 +10532,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for PresetName {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10838,7 +10540,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for PresetOutputFilename {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10847,7 +10548,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for PresetUpdateDescription {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10856,7 +10556,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for ProfileCreateDescription {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10865,7 +10564,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for ProfileName {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10874,7 +10572,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for ProfileUpdateDescription {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10883,7 +10580,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreateEpisodeName {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10892,7 +10588,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreateInputFilepath {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10901,7 +10596,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreateMultiAngleLabelsItem {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10910,7 +10604,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreateOutputFilename {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10919,7 +10612,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreatePosterFilenamePrefix {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10928,7 +10620,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreateSeekPreviewFilename {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10937,7 +10628,6 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreateSegmentFilenamePrefix {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11002,7 +10692,6 @@ vms_config.config_overrides.category_id is required.*/
     );
     impl NotificationSettingsUpdate {
         ///The `NotificationSettingsUpdate` that keeps everything a `NotificationSettings` as read holds: change what you need, then send it. A value the server returned that breaks one of `NotificationSettingsUpdate`'s rules is refused when the body is built.
-        #[inline]
         pub fn builder_from(
             read: &NotificationSettings,
         ) -> builder::NotificationSettingsUpdate {
@@ -11012,7 +10701,6 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::From<&NotificationSettings>
     for builder::NotificationSettingsUpdate {
         ///The `NotificationSettingsUpdate` that keeps everything a `NotificationSettings` as read holds: change what you need, then send it. A value the server returned that breaks one of `NotificationSettingsUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &NotificationSettings) -> Self {
             Self::default()
                 .notify_error(::std::clone::Clone::clone(&value.notify_error))
@@ -11024,14 +10712,12 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl PresetUpdate {
         ///The `PresetUpdate` that keeps everything a `Preset` as read holds: change what you need, then send it. A value the server returned that breaks one of `PresetUpdate`'s rules is refused when the body is built.
-        #[inline]
         pub fn builder_from(read: &Preset) -> builder::PresetUpdate {
             builder::PresetUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Preset> for builder::PresetUpdate {
         ///The `PresetUpdate` that keeps everything a `Preset` as read holds: change what you need, then send it. A value the server returned that breaks one of `PresetUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &Preset) -> Self {
             Self::default()
                 .dash_config(::std::clone::Clone::clone(&value.dash_config))
@@ -11053,14 +10739,12 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ProfileUpdate {
         ///The `ProfileUpdate` that keeps everything a `Profile` as read holds: change what you need, then send it. A value the server returned that breaks one of `ProfileUpdate`'s rules is refused when the body is built.
-        #[inline]
         pub fn builder_from(read: &Profile) -> builder::ProfileUpdate {
             builder::ProfileUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Profile> for builder::ProfileUpdate {
         ///The `ProfileUpdate` that keeps everything a `Profile` as read holds: change what you need, then send it. A value the server returned that breaks one of `ProfileUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &Profile) -> Self {
             Self::default()
                 .description(&value.description)
@@ -11083,7 +10767,6 @@ let response = client.get_task_counts()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_task_counts(&self) -> builder::GetTaskCounts<'_> {
         builder::GetTaskCounts::new(self)
     }
@@ -11098,7 +10781,6 @@ let response = client.get_external_id()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_external_id(&self) -> builder::GetExternalId<'_> {
         builder::GetExternalId::new(self)
     }
@@ -11113,7 +10795,6 @@ let response = client.get_notification_settings()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_notification_settings(&self) -> builder::GetNotificationSettings<'_> {
         builder::GetNotificationSettings::new(self)
     }
@@ -11135,7 +10816,6 @@ let response = client.update_notification_settings()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn update_notification_settings(
         &self,
     ) -> builder::UpdateNotificationSettings<'_> {
@@ -11152,7 +10832,6 @@ let response = client.list_presets()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_presets(&self) -> builder::ListPresets<'_> {
         builder::ListPresets::new(self)
     }
@@ -11199,7 +10878,6 @@ let response = client.register_preset()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_preset(&self) -> builder::RegisterPreset<'_> {
         builder::RegisterPreset::new(self)
     }
@@ -11217,7 +10895,6 @@ let response = client.get_preset()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_preset(&self) -> builder::GetPreset<'_> {
         builder::GetPreset::new(self)
     }
@@ -11241,7 +10918,6 @@ let response = client.update_preset()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn update_preset(&self) -> builder::UpdatePreset<'_> {
         builder::UpdatePreset::new(self)
     }
@@ -11259,7 +10935,6 @@ let response = client.delete_preset()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_preset(&self) -> builder::DeletePreset<'_> {
         builder::DeletePreset::new(self)
     }
@@ -11274,7 +10949,6 @@ let response = client.list_profiles()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_profiles(&self) -> builder::ListProfiles<'_> {
         builder::ListProfiles::new(self)
     }
@@ -11310,7 +10984,6 @@ let response = client.register_profile()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_profile(&self) -> builder::RegisterProfile<'_> {
         builder::RegisterProfile::new(self)
     }
@@ -11328,7 +11001,6 @@ let response = client.get_profile()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_profile(&self) -> builder::GetProfile<'_> {
         builder::GetProfile::new(self)
     }
@@ -11352,7 +11024,6 @@ let response = client.update_profile()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn update_profile(&self) -> builder::UpdateProfile<'_> {
         builder::UpdateProfile::new(self)
     }
@@ -11370,7 +11041,6 @@ let response = client.delete_profile()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_profile(&self) -> builder::DeleteProfile<'_> {
         builder::DeleteProfile::new(self)
     }
@@ -11385,7 +11055,6 @@ let response = client.list_task_imports()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_task_imports(&self) -> builder::ListTaskImports<'_> {
         builder::ListTaskImports::new(self)
     }
@@ -11414,7 +11083,6 @@ let response = client.import_tasks_csv()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn import_tasks_csv(&self) -> builder::ImportTasksCsv<'_> {
         builder::ImportTasksCsv::new(self)
     }
@@ -11432,7 +11100,6 @@ let response = client.get_task_import()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_task_import(&self) -> builder::GetTaskImport<'_> {
         builder::GetTaskImport::new(self)
     }
@@ -11450,7 +11117,6 @@ let response = client.delete_task_import()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_task_import(&self) -> builder::DeleteTaskImport<'_> {
         builder::DeleteTaskImport::new(self)
     }
@@ -11472,7 +11138,6 @@ let response = client.list_tasks()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_tasks(&self) -> builder::ListTasks<'_> {
         builder::ListTasks::new(self)
     }
@@ -11520,7 +11185,6 @@ let response = client.register_task()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_task(&self) -> builder::RegisterTask<'_> {
         builder::RegisterTask::new(self)
     }
@@ -11535,7 +11199,6 @@ let response = client.delete_all_tasks()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_all_tasks(&self) -> builder::DeleteAllTasks<'_> {
         builder::DeleteAllTasks::new(self)
     }
@@ -11553,7 +11216,6 @@ let response = client.get_task()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_task(&self) -> builder::GetTask<'_> {
         builder::GetTask::new(self)
     }
@@ -11579,7 +11241,6 @@ let response = client.cancel_or_delete_task()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn cancel_or_delete_task(&self) -> builder::CancelOrDeleteTask<'_> {
         builder::CancelOrDeleteTask::new(self)
     }
@@ -11599,7 +11260,6 @@ let response = client.get_input_file()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_input_file(&self) -> builder::GetInputFile<'_> {
         builder::GetInputFile::new(self)
     }
@@ -11680,17 +11340,14 @@ impl Client {
     /// A client sending every call through `runtime`, which is built from
     /// this crate's [`operations::TABLE`] (a call with a runtime of another
     /// service is refused, not sent).
-    #[inline]
     pub fn new(runtime: ::vidplat_core::Runtime) -> Self {
         Self { runtime }
     }
     /// The runtime every call of this client goes through.
-    #[inline]
     pub fn runtime(&self) -> &::vidplat_core::Runtime {
         &self.runtime
     }
     /// The base URL, without a trailing `/`.
-    #[inline]
     pub fn baseurl(&self) -> &str {
         self.runtime.base_url()
     }
@@ -11706,7 +11363,6 @@ pub mod builder {
     }
     impl<'a> GetTaskCounts<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -11715,7 +11371,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11726,7 +11381,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/counts`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11739,7 +11393,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetTaskCounts<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[0usize];
         type Success = types::TaskCounts;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -11757,7 +11410,6 @@ pub mod builder {
     }
     impl<'a> GetExternalId<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -11766,7 +11418,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11777,7 +11428,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/external_id`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11790,7 +11440,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetExternalId<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[1usize];
         type Success = types::ExternalId;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -11808,7 +11457,6 @@ pub mod builder {
     }
     impl<'a> GetNotificationSettings<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -11817,7 +11465,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11828,7 +11475,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/notifications`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11841,7 +11487,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetNotificationSettings<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[2usize];
         type Success = types::NotificationSettings;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -11863,7 +11508,6 @@ pub mod builder {
     }
     impl<'a> UpdateNotificationSettings<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -11894,7 +11538,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11913,7 +11556,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PUT /v1/notifications`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11926,7 +11568,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateNotificationSettings<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[3usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -11948,7 +11589,6 @@ pub mod builder {
     }
     impl<'a> ListPresets<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -11957,7 +11597,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11968,7 +11607,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/presets`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11981,7 +11619,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListPresets<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[4usize];
         type Success = types::PresetList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12003,7 +11640,6 @@ pub mod builder {
     }
     impl<'a> RegisterPreset<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12034,7 +11670,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12053,7 +11688,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/presets`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12066,7 +11700,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterPreset<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[5usize];
         type Success = types::CreatedId;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12092,7 +11725,6 @@ pub mod builder {
     }
     impl<'a> DeletePreset<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12114,7 +11746,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12133,7 +11764,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/presets/{preset-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12146,7 +11776,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeletePreset<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[6usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12168,7 +11797,6 @@ pub mod builder {
     }
     impl<'a> GetPreset<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12190,7 +11818,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12209,7 +11836,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/presets/{preset-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12222,7 +11848,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetPreset<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[7usize];
         type Success = types::Preset;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12248,7 +11873,6 @@ pub mod builder {
     }
     impl<'a> UpdatePreset<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12290,7 +11914,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12317,7 +11940,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PUT /v1/presets/{preset-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12330,7 +11952,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdatePreset<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[8usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12353,7 +11974,6 @@ pub mod builder {
     }
     impl<'a> ListProfiles<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -12362,7 +11982,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12373,7 +11992,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/profiles`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12386,7 +12004,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListProfiles<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[9usize];
         type Success = types::ProfileList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12408,7 +12025,6 @@ pub mod builder {
     }
     impl<'a> RegisterProfile<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12439,7 +12055,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12458,7 +12073,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/profiles`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12471,7 +12085,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterProfile<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[10usize];
         type Success = types::CreatedId;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12497,7 +12110,6 @@ pub mod builder {
     }
     impl<'a> DeleteProfile<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12519,7 +12131,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12538,7 +12149,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/profiles/{profile-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12551,7 +12161,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteProfile<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[11usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12573,7 +12182,6 @@ pub mod builder {
     }
     impl<'a> GetProfile<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12595,7 +12203,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12614,7 +12221,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/profiles/{profile-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12627,7 +12233,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetProfile<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[12usize];
         type Success = types::Profile;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12653,7 +12258,6 @@ pub mod builder {
     }
     impl<'a> UpdateProfile<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12695,7 +12299,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12722,7 +12325,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PUT /v1/profiles/{profile-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12735,7 +12337,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateProfile<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[13usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12758,7 +12359,6 @@ pub mod builder {
     }
     impl<'a> ListTaskImports<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -12767,7 +12367,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12778,7 +12377,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/task-imports`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12791,7 +12389,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListTaskImports<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[14usize];
         type Success = types::TaskImportList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12810,7 +12407,6 @@ pub mod builder {
     }
     impl<'a> ImportTasksCsv<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12832,7 +12428,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12847,7 +12442,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/task-imports`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12860,7 +12454,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ImportTasksCsv<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[15usize];
         type Success = types::TaskImport;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12886,7 +12479,6 @@ pub mod builder {
     }
     impl<'a> DeleteTaskImport<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12908,7 +12500,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12927,7 +12518,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/task-imports/{task-import-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12940,7 +12530,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteTaskImport<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[16usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12966,7 +12555,6 @@ pub mod builder {
     }
     impl<'a> GetTaskImport<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12988,7 +12576,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -13007,7 +12594,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/task-imports/{task-import-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -13020,7 +12606,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetTaskImport<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[17usize];
         type Success = types::TaskImport;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -13042,7 +12627,6 @@ pub mod builder {
     }
     impl<'a> DeleteAllTasks<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -13051,7 +12635,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -13062,7 +12645,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/tasks`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -13075,7 +12657,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteAllTasks<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[18usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -13105,7 +12686,6 @@ pub mod builder {
     }
     impl<'a> ListTasks<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -13143,7 +12723,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -13172,7 +12751,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/tasks`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -13185,7 +12763,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListTasks<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[19usize];
         type Success = types::TaskList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -13210,7 +12787,6 @@ pub mod builder {
     }
     impl<'a> RegisterTask<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -13241,7 +12817,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -13260,7 +12835,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/tasks`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -13273,7 +12847,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterTask<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[20usize];
         type Success = types::TaskRegistration;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -13296,7 +12869,6 @@ pub mod builder {
     }
     impl<'a> CancelOrDeleteTask<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -13318,7 +12890,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -13335,7 +12906,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/tasks/{task-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -13348,7 +12918,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CancelOrDeleteTask<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[21usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -13367,7 +12936,6 @@ pub mod builder {
     }
     impl<'a> GetTask<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -13389,7 +12957,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -13406,7 +12973,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/tasks/{task-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -13419,7 +12985,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetTask<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[22usize];
         type Success = types::Task;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -13442,7 +13007,6 @@ pub mod builder {
     }
     impl<'a> GetInputFile<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -13473,7 +13037,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -13496,7 +13059,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/upload/{filename}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -13509,7 +13071,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetInputFile<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[23usize];
         type Success = types::InputFile;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -13641,13 +13202,11 @@ pub mod builder {
         )
     }
     impl<'a> ::vidplat_core::Paginated for ListTasks<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_number(
                 ::vidplat_core::__private::paging_field(&self.page),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -16521,7 +16080,6 @@ impl Client {
 The document's List shared profiles, whose response is `data`, an array of shared profiles; which profiles those are (shared with this account, or shared by it with its sub-accounts) is not shown. The document's only evidence of its route is a sample request with the same path as List profiles, so this sends exactly the List profiles request, GET /v1/profiles. How the server tells the two lists apart (a parameter, a header, or the same list) is not shown.
 
 Sends `GET /v1/profiles`: this is [`Client::list_profiles`]'s request, and it returns that operation's builder.*/
-    #[inline]
     pub fn list_shared_profiles(&self) -> builder::ListProfiles<'_> {
         self.list_profiles()
     }

@@ -24,32 +24,27 @@ pub mod types {
     pub struct AudioCodec(pub ::std::string::String);
     impl ::std::ops::Deref for AudioCodec {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<AudioCodec> for ::std::string::String {
-        #[inline]
         fn from(value: AudioCodec) -> Self {
             value.0
         }
     }
     impl ::std::convert::From<::std::string::String> for AudioCodec {
-        #[inline]
         fn from(value: ::std::string::String) -> Self {
             Self(value)
         }
     }
     impl ::std::fmt::Display for AudioCodec {
-        #[inline]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             self.0.fmt(f)
         }
     }
     impl ::std::str::FromStr for AudioCodec {
         type Err = ::std::convert::Infallible;
-        #[inline]
         fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
@@ -71,32 +66,27 @@ pub mod types {
     pub struct AudioTrackType(pub ::std::string::String);
     impl ::std::ops::Deref for AudioTrackType {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<AudioTrackType> for ::std::string::String {
-        #[inline]
         fn from(value: AudioTrackType) -> Self {
             value.0
         }
     }
     impl ::std::convert::From<::std::string::String> for AudioTrackType {
-        #[inline]
         fn from(value: ::std::string::String) -> Self {
             Self(value)
         }
     }
     impl ::std::fmt::Display for AudioTrackType {
-        #[inline]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             self.0.fmt(f)
         }
     }
     impl ::std::str::FromStr for AudioTrackType {
         type Err = ::std::convert::Infallible;
-        #[inline]
         fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
@@ -108,20 +98,17 @@ pub mod types {
     pub struct Base64File(::std::string::String);
     impl ::std::ops::Deref for Base64File {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<Base64File> for ::std::string::String {
-        #[inline]
         fn from(value: Base64File) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for Base64File {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -133,7 +120,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for Base64File {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -142,7 +128,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for Base64File {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -170,7 +155,6 @@ pub mod types {
         String(::std::string::String),
     }
     impl ::std::convert::From<RegisteredId> for BulkRegisteredId {
-        #[inline]
         fn from(value: RegisteredId) -> Self {
             Self::RegisteredId(value)
         }
@@ -185,7 +169,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BulkRegistration {
-        #[inline]
         pub fn builder() -> builder::BulkRegistration {
             Default::default()
         }
@@ -212,7 +195,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Category {
-        #[inline]
         pub fn builder() -> builder::Category {
             Default::default()
         }
@@ -225,7 +207,6 @@ pub mod types {
         pub name: CategoryName,
     }
     impl CategoryCreate {
-        #[inline]
         pub fn builder() -> builder::CategoryCreate {
             Default::default()
         }
@@ -240,7 +221,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CategoryList {
-        #[inline]
         pub fn builder() -> builder::CategoryList {
             Default::default()
         }
@@ -252,20 +232,17 @@ pub mod types {
     pub struct CategoryName(::std::string::String);
     impl ::std::ops::Deref for CategoryName {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CategoryName> for ::std::string::String {
-        #[inline]
         fn from(value: CategoryName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for CategoryName {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -277,7 +254,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CategoryName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -286,7 +262,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CategoryName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -318,7 +293,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CategoryParent {
-        #[inline]
         pub fn builder() -> builder::CategoryParent {
             Default::default()
         }
@@ -336,7 +310,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CategoryRegistration {
-        #[inline]
         pub fn builder() -> builder::CategoryRegistration {
             Default::default()
         }
@@ -360,7 +333,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CategoryStatistics {
-        #[inline]
         pub fn builder() -> builder::CategoryStatistics {
             Default::default()
         }
@@ -374,7 +346,6 @@ pub mod types {
         pub name: ::std::option::Option<CategoryName>,
     }
     impl CategoryUpdate {
-        #[inline]
         pub fn builder() -> builder::CategoryUpdate {
             Default::default()
         }
@@ -398,7 +369,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Chapter {
-        #[inline]
         pub fn builder() -> builder::Chapter {
             Default::default()
         }
@@ -421,7 +391,6 @@ pub mod types {
         pub title: ::std::option::Option<::std::string::String>,
     }
     impl ChapterCreate {
-        #[inline]
         pub fn builder() -> builder::ChapterCreate {
             Default::default()
         }
@@ -444,7 +413,6 @@ pub mod types {
         pub title: ::std::option::Option<::std::string::String>,
     }
     impl ChapterUpdate {
-        #[inline]
         pub fn builder() -> builder::ChapterUpdate {
             Default::default()
         }
@@ -549,7 +517,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Content {
-        #[inline]
         pub fn builder() -> builder::Content {
             Default::default()
         }
@@ -639,7 +606,6 @@ pub mod types {
         pub type_: crate::types::ContentType,
     }
     impl ContentCreate {
-        #[inline]
         pub fn builder() -> builder::ContentCreate {
             Default::default()
         }
@@ -651,20 +617,17 @@ pub mod types {
     pub struct ContentCreateDescription(::std::string::String);
     impl ::std::ops::Deref for ContentCreateDescription {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentCreateDescription> for ::std::string::String {
-        #[inline]
         fn from(value: ContentCreateDescription) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentCreateDescription {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -676,7 +639,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentCreateDescription {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -685,7 +647,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ContentCreateDescription {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -711,21 +672,18 @@ pub mod types {
     pub struct ContentCreatePresentationDocumentName(::std::string::String);
     impl ::std::ops::Deref for ContentCreatePresentationDocumentName {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentCreatePresentationDocumentName>
     for ::std::string::String {
-        #[inline]
         fn from(value: ContentCreatePresentationDocumentName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentCreatePresentationDocumentName {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -737,7 +695,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentCreatePresentationDocumentName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -747,7 +704,6 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for ContentCreatePresentationDocumentName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -773,20 +729,17 @@ pub mod types {
     pub struct ContentCreatePrimaryPosterName(::std::string::String);
     impl ::std::ops::Deref for ContentCreatePrimaryPosterName {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentCreatePrimaryPosterName> for ::std::string::String {
-        #[inline]
         fn from(value: ContentCreatePrimaryPosterName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentCreatePrimaryPosterName {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -798,7 +751,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentCreatePrimaryPosterName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -808,7 +760,6 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for ContentCreatePrimaryPosterName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -834,20 +785,17 @@ pub mod types {
     pub struct ContentCreateSeekPreviewUrl(::std::string::String);
     impl ::std::ops::Deref for ContentCreateSeekPreviewUrl {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentCreateSeekPreviewUrl> for ::std::string::String {
-        #[inline]
         fn from(value: ContentCreateSeekPreviewUrl) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentCreateSeekPreviewUrl {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -859,7 +807,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentCreateSeekPreviewUrl {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -868,7 +815,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ContentCreateSeekPreviewUrl {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -910,7 +856,6 @@ pub mod types {
         pub url: ::std::option::Option<FileUrl>,
     }
     impl ContentDocumentCreate {
-        #[inline]
         pub fn builder() -> builder::ContentDocumentCreate {
             Default::default()
         }
@@ -934,7 +879,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ContentList {
-        #[inline]
         pub fn builder() -> builder::ContentList {
             Default::default()
         }
@@ -946,20 +890,17 @@ pub mod types {
     pub struct ContentName(::std::string::String);
     impl ::std::ops::Deref for ContentName {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentName> for ::std::string::String {
-        #[inline]
         fn from(value: ContentName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentName {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -975,7 +916,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -984,7 +924,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ContentName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1033,7 +972,6 @@ pub mod types {
         pub width: ::std::option::Option<i64>,
     }
     impl ::std::default::Default for ContentPosterCreate {
-        #[inline]
         fn default() -> Self {
             Self {
                 content: Default::default(),
@@ -1048,7 +986,6 @@ pub mod types {
         }
     }
     impl ContentPosterCreate {
-        #[inline]
         pub fn builder() -> builder::ContentPosterCreate {
             Default::default()
         }
@@ -1078,7 +1015,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ContentRegistration {
-        #[inline]
         pub fn builder() -> builder::ContentRegistration {
             Default::default()
         }
@@ -1101,7 +1037,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ContentScope {
-        #[inline]
         pub fn builder() -> builder::ContentScope {
             Default::default()
         }
@@ -1116,7 +1051,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ContentStatistics {
-        #[inline]
         pub fn builder() -> builder::ContentStatistics {
             Default::default()
         }
@@ -1188,7 +1122,6 @@ pub mod types {
         pub width: ::std::option::Option<i64>,
     }
     impl ContentStreamCreate {
-        #[inline]
         pub fn builder() -> builder::ContentStreamCreate {
             Default::default()
         }
@@ -1210,7 +1143,6 @@ pub mod types {
         pub subtitle_names: ::std::vec::Vec<::std::string::String>,
     }
     impl ContentStreamSetCreate {
-        #[inline]
         pub fn builder() -> builder::ContentStreamSetCreate {
             Default::default()
         }
@@ -1238,7 +1170,6 @@ pub mod types {
         pub url: ::std::option::Option<FileUrl>,
     }
     impl ContentSubtitleCreate {
-        #[inline]
         pub fn builder() -> builder::ContentSubtitleCreate {
             Default::default()
         }
@@ -1325,7 +1256,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ContentSummary {
-        #[inline]
         pub fn builder() -> builder::ContentSummary {
             Default::default()
         }
@@ -1399,7 +1329,6 @@ pub mod types {
         pub type_: ::std::option::Option<crate::types::ContentType>,
     }
     impl ContentUpdate {
-        #[inline]
         pub fn builder() -> builder::ContentUpdate {
             Default::default()
         }
@@ -1411,20 +1340,17 @@ pub mod types {
     pub struct ContentUpdateDescription(::std::string::String);
     impl ::std::ops::Deref for ContentUpdateDescription {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentUpdateDescription> for ::std::string::String {
-        #[inline]
         fn from(value: ContentUpdateDescription) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentUpdateDescription {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1436,7 +1362,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentUpdateDescription {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1445,7 +1370,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ContentUpdateDescription {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1471,20 +1395,17 @@ pub mod types {
     pub struct ContentUpdateSeekPreviewUrl(::std::string::String);
     impl ::std::ops::Deref for ContentUpdateSeekPreviewUrl {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentUpdateSeekPreviewUrl> for ::std::string::String {
-        #[inline]
         fn from(value: ContentUpdateSeekPreviewUrl) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentUpdateSeekPreviewUrl {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1496,7 +1417,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentUpdateSeekPreviewUrl {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1505,7 +1425,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ContentUpdateSeekPreviewUrl {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1545,7 +1464,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CtaActions {
-        #[inline]
         pub fn builder() -> builder::CtaActions {
             Default::default()
         }
@@ -1565,7 +1483,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CtaCardOption {
-        #[inline]
         pub fn builder() -> builder::CtaCardOption {
             Default::default()
         }
@@ -1579,7 +1496,6 @@ pub mod types {
     );
     impl ::std::ops::Deref for CustomErrorResponse {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -1588,7 +1504,6 @@ pub mod types {
     }
     impl ::std::convert::From<CustomErrorResponse>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: CustomErrorResponse) -> Self {
             value.0
         }
@@ -1596,7 +1511,6 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for CustomErrorResponse {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -1616,7 +1530,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl DeliveryVolume {
-        #[inline]
         pub fn builder() -> builder::DeliveryVolume {
             Default::default()
         }
@@ -1652,7 +1565,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Document {
-        #[inline]
         pub fn builder() -> builder::Document {
             Default::default()
         }
@@ -1665,7 +1577,6 @@ pub mod types {
         pub requests: ::std::vec::Vec<DocumentCreate>,
     }
     impl DocumentBulkCreate {
-        #[inline]
         pub fn builder() -> builder::DocumentBulkCreate {
             Default::default()
         }
@@ -1690,7 +1601,6 @@ pub mod types {
         pub url: ::std::option::Option<FileUrl>,
     }
     impl DocumentCreate {
-        #[inline]
         pub fn builder() -> builder::DocumentCreate {
             Default::default()
         }
@@ -1702,20 +1612,17 @@ pub mod types {
     pub struct DocumentFilename(::std::string::String);
     impl ::std::ops::Deref for DocumentFilename {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<DocumentFilename> for ::std::string::String {
-        #[inline]
         fn from(value: DocumentFilename) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for DocumentFilename {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1727,7 +1634,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for DocumentFilename {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1736,7 +1642,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for DocumentFilename {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1765,7 +1670,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl DocumentList {
-        #[inline]
         pub fn builder() -> builder::DocumentList {
             Default::default()
         }
@@ -1777,20 +1681,17 @@ pub mod types {
     pub struct DocumentType(::std::string::String);
     impl ::std::ops::Deref for DocumentType {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<DocumentType> for ::std::string::String {
-        #[inline]
         fn from(value: DocumentType) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for DocumentType {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1802,7 +1703,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for DocumentType {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1811,7 +1711,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for DocumentType {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1851,7 +1750,6 @@ pub mod types {
         pub url: ::std::option::Option<FileUrl>,
     }
     impl DocumentUpdate {
-        #[inline]
         pub fn builder() -> builder::DocumentUpdate {
             Default::default()
         }
@@ -1869,7 +1767,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Error {
-        #[inline]
         pub fn builder() -> builder::Error {
             Default::default()
         }
@@ -1881,20 +1778,17 @@ pub mod types {
     pub struct FileUrl(::std::string::String);
     impl ::std::ops::Deref for FileUrl {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<FileUrl> for ::std::string::String {
-        #[inline]
         fn from(value: FileUrl) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for FileUrl {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1906,7 +1800,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for FileUrl {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1915,7 +1808,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for FileUrl {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1962,7 +1854,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ForwardPolicy {
-        #[inline]
         pub fn builder() -> builder::ForwardPolicy {
             Default::default()
         }
@@ -1977,7 +1868,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ForwardPolicyList {
-        #[inline]
         pub fn builder() -> builder::ForwardPolicyList {
             Default::default()
         }
@@ -2001,7 +1891,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ForwardRule {
-        #[inline]
         pub fn builder() -> builder::ForwardRule {
             Default::default()
         }
@@ -2013,20 +1902,17 @@ pub mod types {
     pub struct GetCategoryStatistics(::std::string::String);
     impl ::std::ops::Deref for GetCategoryStatistics {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<GetCategoryStatistics> for ::std::string::String {
-        #[inline]
         fn from(value: GetCategoryStatistics) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for GetCategoryStatistics {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2039,7 +1925,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GetCategoryStatistics {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2048,7 +1933,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for GetCategoryStatistics {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2074,20 +1958,17 @@ pub mod types {
     pub struct GetPlayInformationSs(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationSs {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<GetPlayInformationSs> for ::std::string::String {
-        #[inline]
         fn from(value: GetPlayInformationSs) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for GetPlayInformationSs {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2103,7 +1984,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GetPlayInformationSs {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2112,7 +1992,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for GetPlayInformationSs {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2138,21 +2017,18 @@ pub mod types {
     pub struct GetPlayInformationXVmsClientCountry(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationXVmsClientCountry {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<GetPlayInformationXVmsClientCountry>
     for ::std::string::String {
-        #[inline]
         fn from(value: GetPlayInformationXVmsClientCountry) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for GetPlayInformationXVmsClientCountry {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2167,7 +2043,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GetPlayInformationXVmsClientCountry {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2177,7 +2052,6 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for GetPlayInformationXVmsClientCountry {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2203,21 +2077,18 @@ pub mod types {
     pub struct GetPlayInformationXVmsClientReferer(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationXVmsClientReferer {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<GetPlayInformationXVmsClientReferer>
     for ::std::string::String {
-        #[inline]
         fn from(value: GetPlayInformationXVmsClientReferer) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for GetPlayInformationXVmsClientReferer {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2229,7 +2100,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GetPlayInformationXVmsClientReferer {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2239,7 +2109,6 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for GetPlayInformationXVmsClientReferer {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2265,21 +2134,18 @@ pub mod types {
     pub struct GetPlayInformationXVmsUserAgent(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationXVmsUserAgent {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<GetPlayInformationXVmsUserAgent>
     for ::std::string::String {
-        #[inline]
         fn from(value: GetPlayInformationXVmsUserAgent) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for GetPlayInformationXVmsUserAgent {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2291,7 +2157,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GetPlayInformationXVmsUserAgent {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2301,7 +2166,6 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for GetPlayInformationXVmsUserAgent {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2339,7 +2203,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Label {
-        #[inline]
         pub fn builder() -> builder::Label {
             Default::default()
         }
@@ -2352,7 +2215,6 @@ pub mod types {
         pub name: LabelName,
     }
     impl LabelCreate {
-        #[inline]
         pub fn builder() -> builder::LabelCreate {
             Default::default()
         }
@@ -2367,7 +2229,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl LabelList {
-        #[inline]
         pub fn builder() -> builder::LabelList {
             Default::default()
         }
@@ -2379,20 +2240,17 @@ pub mod types {
     pub struct LabelName(::std::string::String);
     impl ::std::ops::Deref for LabelName {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<LabelName> for ::std::string::String {
-        #[inline]
         fn from(value: LabelName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for LabelName {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2404,7 +2262,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for LabelName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2413,7 +2270,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for LabelName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2441,7 +2297,6 @@ pub mod types {
         pub name: ::std::option::Option<LabelName>,
     }
     impl LabelUpdate {
-        #[inline]
         pub fn builder() -> builder::LabelUpdate {
             Default::default()
         }
@@ -2453,20 +2308,17 @@ pub mod types {
     pub struct LanguageCode(::std::string::String);
     impl ::std::ops::Deref for LanguageCode {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<LanguageCode> for ::std::string::String {
-        #[inline]
         fn from(value: LanguageCode) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for LanguageCode {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2481,7 +2333,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for LanguageCode {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2490,7 +2341,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for LanguageCode {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2516,20 +2366,17 @@ pub mod types {
     pub struct ListCategoriesStatistics(::std::string::String);
     impl ::std::ops::Deref for ListCategoriesStatistics {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListCategoriesStatistics> for ::std::string::String {
-        #[inline]
         fn from(value: ListCategoriesStatistics) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ListCategoriesStatistics {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2542,7 +2389,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListCategoriesStatistics {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2551,7 +2397,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListCategoriesStatistics {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2577,20 +2422,17 @@ pub mod types {
     pub struct ListContentsQuery(::std::string::String);
     impl ::std::ops::Deref for ListContentsQuery {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListContentsQuery> for ::std::string::String {
-        #[inline]
         fn from(value: ListContentsQuery) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ListContentsQuery {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2602,7 +2444,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListContentsQuery {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2611,7 +2452,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListContentsQuery {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2637,26 +2477,22 @@ pub mod types {
     pub struct ListContentsSort(::std::string::String);
     impl ::std::ops::Deref for ListContentsSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListContentsSort> for ::std::string::String {
-        #[inline]
         fn from(value: ListContentsSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for ListContentsSort {
-        #[inline]
         fn default() -> Self {
             ListContentsSort("created_at|desc".to_string())
         }
     }
     impl ::std::str::FromStr for ListContentsSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2669,7 +2505,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListContentsSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2678,7 +2513,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListContentsSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2704,20 +2538,17 @@ pub mod types {
     pub struct ListViewingPagesContent(::std::string::String);
     impl ::std::ops::Deref for ListViewingPagesContent {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListViewingPagesContent> for ::std::string::String {
-        #[inline]
         fn from(value: ListViewingPagesContent) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ListViewingPagesContent {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2729,7 +2560,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListViewingPagesContent {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2738,7 +2568,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListViewingPagesContent {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2764,20 +2593,17 @@ pub mod types {
     pub struct ListViewingPagesPlaylist(::std::string::String);
     impl ::std::ops::Deref for ListViewingPagesPlaylist {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListViewingPagesPlaylist> for ::std::string::String {
-        #[inline]
         fn from(value: ListViewingPagesPlaylist) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ListViewingPagesPlaylist {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2789,7 +2615,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListViewingPagesPlaylist {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2798,7 +2623,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListViewingPagesPlaylist {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2824,20 +2648,17 @@ pub mod types {
     pub struct ListViewingPagesQuery(::std::string::String);
     impl ::std::ops::Deref for ListViewingPagesQuery {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListViewingPagesQuery> for ::std::string::String {
-        #[inline]
         fn from(value: ListViewingPagesQuery) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ListViewingPagesQuery {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2849,7 +2670,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListViewingPagesQuery {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2858,7 +2678,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListViewingPagesQuery {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2884,26 +2703,22 @@ pub mod types {
     pub struct ListViewingPagesSort(::std::string::String);
     impl ::std::ops::Deref for ListViewingPagesSort {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListViewingPagesSort> for ::std::string::String {
-        #[inline]
         fn from(value: ListViewingPagesSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for ListViewingPagesSort {
-        #[inline]
         fn default() -> Self {
             ListViewingPagesSort("created_at|desc".to_string())
         }
     }
     impl ::std::str::FromStr for ListViewingPagesSort {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2916,7 +2731,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListViewingPagesSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2925,7 +2739,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListViewingPagesSort {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2951,20 +2764,17 @@ pub mod types {
     pub struct OriginDomainName(::std::string::String);
     impl ::std::ops::Deref for OriginDomainName {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<OriginDomainName> for ::std::string::String {
-        #[inline]
         fn from(value: OriginDomainName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for OriginDomainName {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2976,7 +2786,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for OriginDomainName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2985,7 +2794,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for OriginDomainName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3024,7 +2832,6 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PageAuthentication {
-        #[inline]
         pub fn builder() -> builder::PageAuthentication {
             Default::default()
         }
@@ -3100,7 +2907,6 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PageConfigurations {
-        #[inline]
         pub fn builder() -> builder::PageConfigurations {
             Default::default()
         }
@@ -3131,7 +2937,6 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PageExposedMetadata {
-        #[inline]
         pub fn builder() -> builder::PageExposedMetadata {
             Default::default()
         }
@@ -3147,7 +2952,6 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PageFooter {
-        #[inline]
         pub fn builder() -> builder::PageFooter {
             Default::default()
         }
@@ -3161,7 +2965,6 @@ pub mod types {
     );
     impl ::std::ops::Deref for PlayChapter {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -3170,7 +2973,6 @@ pub mod types {
     }
     impl ::std::convert::From<PlayChapter>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: PlayChapter) -> Self {
             value.0
         }
@@ -3178,7 +2980,6 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PlayChapter {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -3194,7 +2995,6 @@ pub mod types {
     );
     impl ::std::ops::Deref for PlayDocument {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -3203,7 +3003,6 @@ pub mod types {
     }
     impl ::std::convert::From<PlayDocument>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: PlayDocument) -> Self {
             value.0
         }
@@ -3211,7 +3010,6 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PlayDocument {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -3294,7 +3092,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PlayInformation {
-        #[inline]
         pub fn builder() -> builder::PlayInformation {
             Default::default()
         }
@@ -3311,7 +3108,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PlayPosterSlideshow {
-        #[inline]
         pub fn builder() -> builder::PlayPosterSlideshow {
             Default::default()
         }
@@ -3325,7 +3121,6 @@ pub mod types {
     );
     impl ::std::ops::Deref for PlayPresentation {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -3334,7 +3129,6 @@ pub mod types {
     }
     impl ::std::convert::From<PlayPresentation>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: PlayPresentation) -> Self {
             value.0
         }
@@ -3342,7 +3136,6 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PlayPresentation {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -3400,7 +3193,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PlayStream {
-        #[inline]
         pub fn builder() -> builder::PlayStream {
             Default::default()
         }
@@ -3414,7 +3206,6 @@ pub mod types {
     );
     impl ::std::ops::Deref for PlaySubtitle {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        #[inline]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -3423,7 +3214,6 @@ pub mod types {
     }
     impl ::std::convert::From<PlaySubtitle>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
-        #[inline]
         fn from(value: PlaySubtitle) -> Self {
             value.0
         }
@@ -3431,7 +3221,6 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PlaySubtitle {
-        #[inline]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -3474,7 +3263,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PlaylistItem {
-        #[inline]
         pub fn builder() -> builder::PlaylistItem {
             Default::default()
         }
@@ -3497,7 +3285,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PlaylistItemOverrides {
-        #[inline]
         pub fn builder() -> builder::PlaylistItemOverrides {
             Default::default()
         }
@@ -3519,7 +3306,6 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PlaylistItemOverridesCreate {
-        #[inline]
         pub fn builder() -> builder::PlaylistItemOverridesCreate {
             Default::default()
         }
@@ -3541,7 +3327,6 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PlaylistItemOverridesUpdate {
-        #[inline]
         pub fn builder() -> builder::PlaylistItemOverridesUpdate {
             Default::default()
         }
@@ -3565,7 +3350,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PlaylistItems {
-        #[inline]
         pub fn builder() -> builder::PlaylistItems {
             Default::default()
         }
@@ -3577,20 +3361,17 @@ pub mod types {
     pub struct PlaylistName(::std::string::String);
     impl ::std::ops::Deref for PlaylistName {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<PlaylistName> for ::std::string::String {
-        #[inline]
         fn from(value: PlaylistName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for PlaylistName {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3606,7 +3387,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for PlaylistName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3615,7 +3395,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for PlaylistName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3650,7 +3429,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PolicyCondition {
-        #[inline]
         pub fn builder() -> builder::PolicyCondition {
             Default::default()
         }
@@ -3692,7 +3470,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Poster {
-        #[inline]
         pub fn builder() -> builder::Poster {
             Default::default()
         }
@@ -3705,7 +3482,6 @@ pub mod types {
         pub requests: ::std::vec::Vec<PosterCreate>,
     }
     impl PosterBulkCreate {
-        #[inline]
         pub fn builder() -> builder::PosterBulkCreate {
             Default::default()
         }
@@ -3737,7 +3513,6 @@ pub mod types {
         pub width: ::std::option::Option<i64>,
     }
     impl ::std::default::Default for PosterCreate {
-        #[inline]
         fn default() -> Self {
             Self {
                 content: Default::default(),
@@ -3751,7 +3526,6 @@ pub mod types {
         }
     }
     impl PosterCreate {
-        #[inline]
         pub fn builder() -> builder::PosterCreate {
             Default::default()
         }
@@ -3766,7 +3540,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PosterList {
-        #[inline]
         pub fn builder() -> builder::PosterList {
             Default::default()
         }
@@ -3779,7 +3552,6 @@ pub mod types {
         pub order: ::std::vec::Vec<::uuid::Uuid>,
     }
     impl PosterOrder {
-        #[inline]
         pub fn builder() -> builder::PosterOrder {
             Default::default()
         }
@@ -3811,7 +3583,6 @@ pub mod types {
         pub width: ::std::option::Option<i64>,
     }
     impl PosterUpdate {
-        #[inline]
         pub fn builder() -> builder::PosterUpdate {
             Default::default()
         }
@@ -3828,7 +3599,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl RegisteredId {
-        #[inline]
         pub fn builder() -> builder::RegisteredId {
             Default::default()
         }
@@ -3846,7 +3616,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl RegisteredItem {
-        #[inline]
         pub fn builder() -> builder::RegisteredItem {
             Default::default()
         }
@@ -3861,7 +3630,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl RegisteredName {
-        #[inline]
         pub fn builder() -> builder::RegisteredName {
             Default::default()
         }
@@ -3874,7 +3642,6 @@ pub mod types {
         pub revoked_audience: RevokedAudienceAddRevokedAudience,
     }
     impl RevokedAudienceAdd {
-        #[inline]
         pub fn builder() -> builder::RevokedAudienceAdd {
             Default::default()
         }
@@ -3886,21 +3653,18 @@ pub mod types {
     pub struct RevokedAudienceAddRevokedAudience(::std::string::String);
     impl ::std::ops::Deref for RevokedAudienceAddRevokedAudience {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<RevokedAudienceAddRevokedAudience>
     for ::std::string::String {
-        #[inline]
         fn from(value: RevokedAudienceAddRevokedAudience) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for RevokedAudienceAddRevokedAudience {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3916,7 +3680,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for RevokedAudienceAddRevokedAudience {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3926,7 +3689,6 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for RevokedAudienceAddRevokedAudience {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3963,7 +3725,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ScopeCondition {
-        #[inline]
         pub fn builder() -> builder::ScopeCondition {
             Default::default()
         }
@@ -4005,7 +3766,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Site {
-        #[inline]
         pub fn builder() -> builder::Site {
             Default::default()
         }
@@ -4052,7 +3812,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl SiteAuthentication {
-        #[inline]
         pub fn builder() -> builder::SiteAuthentication {
             Default::default()
         }
@@ -4141,7 +3900,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl SiteConfigurations {
-        #[inline]
         pub fn builder() -> builder::SiteConfigurations {
             Default::default()
         }
@@ -4179,7 +3937,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl SiteExposedMetadata {
-        #[inline]
         pub fn builder() -> builder::SiteExposedMetadata {
             Default::default()
         }
@@ -4194,7 +3951,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl SiteList {
-        #[inline]
         pub fn builder() -> builder::SiteList {
             Default::default()
         }
@@ -4216,32 +3972,27 @@ pub mod types {
     pub struct SiteStatus(pub ::std::string::String);
     impl ::std::ops::Deref for SiteStatus {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<SiteStatus> for ::std::string::String {
-        #[inline]
         fn from(value: SiteStatus) -> Self {
             value.0
         }
     }
     impl ::std::convert::From<::std::string::String> for SiteStatus {
-        #[inline]
         fn from(value: ::std::string::String) -> Self {
             Self(value)
         }
     }
     impl ::std::fmt::Display for SiteStatus {
-        #[inline]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             self.0.fmt(f)
         }
     }
     impl ::std::str::FromStr for SiteStatus {
         type Err = ::std::convert::Infallible;
-        #[inline]
         fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
@@ -4276,7 +4027,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl SslCertificate {
-        #[inline]
         pub fn builder() -> builder::SslCertificate {
             Default::default()
         }
@@ -4288,20 +4038,17 @@ pub mod types {
     pub struct StoragePath(::std::string::String);
     impl ::std::ops::Deref for StoragePath {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<StoragePath> for ::std::string::String {
-        #[inline]
         fn from(value: StoragePath) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for StoragePath {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4313,7 +4060,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for StoragePath {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4322,7 +4068,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for StoragePath {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4414,7 +4159,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Stream {
-        #[inline]
         pub fn builder() -> builder::Stream {
             Default::default()
         }
@@ -4427,7 +4171,6 @@ pub mod types {
         pub requests: ::std::vec::Vec<StreamCreate>,
     }
     impl StreamBulkCreate {
-        #[inline]
         pub fn builder() -> builder::StreamBulkCreate {
             Default::default()
         }
@@ -4496,7 +4239,6 @@ pub mod types {
         pub width: ::std::option::Option<i64>,
     }
     impl StreamCreate {
-        #[inline]
         pub fn builder() -> builder::StreamCreate {
             Default::default()
         }
@@ -4511,7 +4253,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamList {
-        #[inline]
         pub fn builder() -> builder::StreamList {
             Default::default()
         }
@@ -4529,7 +4270,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamSelection {
-        #[inline]
         pub fn builder() -> builder::StreamSelection {
             Default::default()
         }
@@ -4559,7 +4299,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamSet {
-        #[inline]
         pub fn builder() -> builder::StreamSet {
             Default::default()
         }
@@ -4581,7 +4320,6 @@ pub mod types {
         pub subtitles: ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
     }
     impl StreamSetCreate {
-        #[inline]
         pub fn builder() -> builder::StreamSetCreate {
             Default::default()
         }
@@ -4596,7 +4334,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamSetList {
-        #[inline]
         pub fn builder() -> builder::StreamSetList {
             Default::default()
         }
@@ -4608,20 +4345,17 @@ pub mod types {
     pub struct StreamSetName(::std::string::String);
     impl ::std::ops::Deref for StreamSetName {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<StreamSetName> for ::std::string::String {
-        #[inline]
         fn from(value: StreamSetName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for StreamSetName {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4637,7 +4371,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for StreamSetName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4646,7 +4379,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for StreamSetName {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4675,7 +4407,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamSetRegistration {
-        #[inline]
         pub fn builder() -> builder::StreamSetRegistration {
             Default::default()
         }
@@ -4695,7 +4426,6 @@ pub mod types {
         pub subtitles: ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
     }
     impl StreamSetUpdate {
-        #[inline]
         pub fn builder() -> builder::StreamSetUpdate {
             Default::default()
         }
@@ -4766,7 +4496,6 @@ pub mod types {
         pub width: ::std::option::Option<i64>,
     }
     impl StreamUpdate {
-        #[inline]
         pub fn builder() -> builder::StreamUpdate {
             Default::default()
         }
@@ -4805,7 +4534,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamingPolicy {
-        #[inline]
         pub fn builder() -> builder::StreamingPolicy {
             Default::default()
         }
@@ -4820,7 +4548,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamingPolicyList {
-        #[inline]
         pub fn builder() -> builder::StreamingPolicyList {
             Default::default()
         }
@@ -4838,7 +4565,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamingRule {
-        #[inline]
         pub fn builder() -> builder::StreamingRule {
             Default::default()
         }
@@ -4874,7 +4600,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Subtitle {
-        #[inline]
         pub fn builder() -> builder::Subtitle {
             Default::default()
         }
@@ -4887,7 +4612,6 @@ pub mod types {
         pub requests: ::std::vec::Vec<SubtitleCreate>,
     }
     impl SubtitleBulkCreate {
-        #[inline]
         pub fn builder() -> builder::SubtitleBulkCreate {
             Default::default()
         }
@@ -4912,7 +4636,6 @@ pub mod types {
         pub url: ::std::option::Option<FileUrl>,
     }
     impl SubtitleCreate {
-        #[inline]
         pub fn builder() -> builder::SubtitleCreate {
             Default::default()
         }
@@ -4927,7 +4650,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl SubtitleList {
-        #[inline]
         pub fn builder() -> builder::SubtitleList {
             Default::default()
         }
@@ -4953,7 +4675,6 @@ pub mod types {
         pub url: ::std::option::Option<FileUrl>,
     }
     impl SubtitleUpdate {
-        #[inline]
         pub fn builder() -> builder::SubtitleUpdate {
             Default::default()
         }
@@ -4970,7 +4691,6 @@ pub mod types {
         pub value: ::std::option::Option<::std::string::String>,
     }
     impl Tag {
-        #[inline]
         pub fn builder() -> builder::Tag {
             Default::default()
         }
@@ -4982,20 +4702,17 @@ pub mod types {
     pub struct Title(::std::string::String);
     impl ::std::ops::Deref for Title {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<Title> for ::std::string::String {
-        #[inline]
         fn from(value: Title) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for Title {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -5007,7 +4724,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for Title {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -5016,7 +4732,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for Title {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -5042,20 +4757,17 @@ pub mod types {
     pub struct TrackLabel(::std::string::String);
     impl ::std::ops::Deref for TrackLabel {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TrackLabel> for ::std::string::String {
-        #[inline]
         fn from(value: TrackLabel) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TrackLabel {
         type Err = self::error::ConversionError;
-        #[inline]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -5067,7 +4779,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for TrackLabel {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -5076,7 +4787,6 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for TrackLabel {
         type Error = self::error::ConversionError;
-        #[inline]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -5116,7 +4826,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl UserContentScope {
-        #[inline]
         pub fn builder() -> builder::UserContentScope {
             Default::default()
         }
@@ -5138,32 +4847,27 @@ pub mod types {
     pub struct VideoCodec(pub ::std::string::String);
     impl ::std::ops::Deref for VideoCodec {
         type Target = ::std::string::String;
-        #[inline]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<VideoCodec> for ::std::string::String {
-        #[inline]
         fn from(value: VideoCodec) -> Self {
             value.0
         }
     }
     impl ::std::convert::From<::std::string::String> for VideoCodec {
-        #[inline]
         fn from(value: ::std::string::String) -> Self {
             Self(value)
         }
     }
     impl ::std::fmt::Display for VideoCodec {
-        #[inline]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             self.0.fmt(f)
         }
     }
     impl ::std::str::FromStr for VideoCodec {
         type Err = ::std::convert::Infallible;
-        #[inline]
         fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
@@ -5208,7 +4912,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ViewingPage {
-        #[inline]
         pub fn builder() -> builder::ViewingPage {
             Default::default()
         }
@@ -5242,7 +4945,6 @@ pub mod types {
         pub status: crate::types::PageStatus,
     }
     impl ViewingPageCreate {
-        #[inline]
         pub fn builder() -> builder::ViewingPageCreate {
             Default::default()
         }
@@ -5266,7 +4968,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ViewingPageList {
-        #[inline]
         pub fn builder() -> builder::ViewingPageList {
             Default::default()
         }
@@ -5284,7 +4985,6 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ViewingPageRegistration {
-        #[inline]
         pub fn builder() -> builder::ViewingPageRegistration {
             Default::default()
         }
@@ -5315,7 +5015,6 @@ pub mod types {
         pub status: ::std::option::Option<crate::types::PageStatus>,
     }
     impl ViewingPageUpdate {
-        #[inline]
         pub fn builder() -> builder::ViewingPageUpdate {
             Default::default()
         }
@@ -5332,7 +5031,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BulkRegistration {
-            #[inline]
             fn default() -> Self {
                 Self {
                     responses: Ok(Default::default()),
@@ -5353,7 +5051,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BulkRegistration> for super::BulkRegistration {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: BulkRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5371,7 +5068,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BulkRegistration> for BulkRegistration {
-            #[inline]
             fn from(value: super::BulkRegistration) -> Self {
                 Self {
                     responses: Ok(value.responses),
@@ -5404,7 +5100,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Category {
-            #[inline]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -5465,7 +5160,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Category> for super::Category {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Category,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5509,7 +5203,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Category> for Category {
-            #[inline]
             fn from(value: super::Category) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -5525,7 +5218,6 @@ pub mod types {
             name: ::std::result::Result<super::CategoryName, ::vidplat_core::Refusal>,
         }
         impl ::std::default::Default for CategoryCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     name: ::std::result::Result::Err(
@@ -5546,7 +5238,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<CategoryCreate> for super::CategoryCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CategoryCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5563,7 +5254,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::CategoryCreate> for CategoryCreate {
-            #[inline]
             fn from(value: super::CategoryCreate) -> Self {
                 Self { name: Ok(value.name) }
             }
@@ -5578,7 +5268,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CategoryList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -5599,7 +5288,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CategoryList> for super::CategoryList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CategoryList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5617,7 +5305,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CategoryList> for CategoryList {
-            #[inline]
             fn from(value: super::CategoryList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -5636,7 +5323,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CategoryParent {
-            #[inline]
             fn default() -> Self {
                 Self {
                     id: Ok(Default::default()),
@@ -5666,7 +5352,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CategoryParent> for super::CategoryParent {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CategoryParent,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5684,7 +5369,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CategoryParent> for CategoryParent {
-            #[inline]
             fn from(value: super::CategoryParent) -> Self {
                 Self {
                     id: Ok(value.id),
@@ -5706,7 +5390,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CategoryRegistration {
-            #[inline]
             fn default() -> Self {
                 Self {
                     id: Ok(Default::default()),
@@ -5738,7 +5421,6 @@ pub mod types {
         impl ::std::convert::TryFrom<CategoryRegistration>
         for super::CategoryRegistration {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CategoryRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5756,7 +5438,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CategoryRegistration> for CategoryRegistration {
-            #[inline]
             fn from(value: super::CategoryRegistration) -> Self {
                 Self {
                     id: Ok(value.id),
@@ -5786,7 +5467,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CategoryStatistics {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content_count: Ok(Default::default()),
@@ -5834,7 +5514,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CategoryStatistics> for super::CategoryStatistics {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CategoryStatistics,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5874,7 +5553,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CategoryStatistics> for CategoryStatistics {
-            #[inline]
             fn from(value: super::CategoryStatistics) -> Self {
                 Self {
                     content_count: Ok(value.content_count),
@@ -5892,7 +5570,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for CategoryUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     name: Ok(Default::default()),
@@ -5911,7 +5588,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<CategoryUpdate> for super::CategoryUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CategoryUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5928,7 +5604,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::CategoryUpdate> for CategoryUpdate {
-            #[inline]
             fn from(value: super::CategoryUpdate) -> Self {
                 Self { name: Ok(value.name) }
             }
@@ -5955,7 +5630,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Chapter {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -6005,7 +5679,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Chapter> for super::Chapter {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Chapter,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6035,7 +5708,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Chapter> for Chapter {
-            #[inline]
             fn from(value: super::Chapter) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -6065,7 +5737,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ChapterCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -6113,7 +5784,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ChapterCreate> for super::ChapterCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ChapterCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6142,7 +5812,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ChapterCreate> for ChapterCreate {
-            #[inline]
             fn from(value: super::ChapterCreate) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -6172,7 +5841,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ChapterUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -6220,7 +5888,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ChapterUpdate> for super::ChapterUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ChapterUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6249,7 +5916,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ChapterUpdate> for ChapterUpdate {
-            #[inline]
             fn from(value: super::ChapterUpdate) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -6389,7 +6055,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Content {
-            #[inline]
             fn default() -> Self {
                 Self {
                     category_id: Ok(Default::default()),
@@ -6701,7 +6366,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Content> for super::Content {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Content,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6881,7 +6545,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Content> for Content {
-            #[inline]
             fn from(value: super::Content) -> Self {
                 Self {
                     category_id: Ok(value.category_id),
@@ -7024,7 +6687,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     category_id: ::std::result::Result::Err(
@@ -7311,7 +6973,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ContentCreate> for super::ContentCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ContentCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7470,7 +7131,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ContentCreate> for ContentCreate {
-            #[inline]
             fn from(value: super::ContentCreate) -> Self {
                 Self {
                     category_id: Ok(value.category_id),
@@ -7528,7 +7188,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentDocumentCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -7595,7 +7254,6 @@ pub mod types {
         impl ::std::convert::TryFrom<ContentDocumentCreate>
         for super::ContentDocumentCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ContentDocumentCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7643,7 +7301,6 @@ pub mod types {
         }
         impl ::std::convert::From<super::ContentDocumentCreate>
         for ContentDocumentCreate {
-            #[inline]
             fn from(value: super::ContentDocumentCreate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -7677,7 +7334,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     current_page: Ok(Default::default()),
@@ -7725,7 +7381,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentList> for super::ContentList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ContentList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7755,7 +7410,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentList> for ContentList {
-            #[inline]
             fn from(value: super::ContentList) -> Self {
                 Self {
                     current_page: Ok(value.current_page),
@@ -7798,7 +7452,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentPosterCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -7881,7 +7534,6 @@ pub mod types {
         impl ::std::convert::TryFrom<ContentPosterCreate>
         for super::ContentPosterCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ContentPosterCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7945,7 +7597,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ContentPosterCreate> for ContentPosterCreate {
-            #[inline]
             fn from(value: super::ContentPosterCreate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -7989,7 +7640,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentRegistration {
-            #[inline]
             fn default() -> Self {
                 Self {
                     documents: Ok(Default::default()),
@@ -8059,7 +7709,6 @@ pub mod types {
         impl ::std::convert::TryFrom<ContentRegistration>
         for super::ContentRegistration {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ContentRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8107,7 +7756,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentRegistration> for ContentRegistration {
-            #[inline]
             fn from(value: super::ContentRegistration) -> Self {
                 Self {
                     documents: Ok(value.documents),
@@ -8141,7 +7789,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentScope {
-            #[inline]
             fn default() -> Self {
                 Self {
                     categories: Ok(Default::default()),
@@ -8194,7 +7841,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentScope> for super::ContentScope {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ContentScope,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8224,7 +7870,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentScope> for ContentScope {
-            #[inline]
             fn from(value: super::ContentScope) -> Self {
                 Self {
                     categories: Ok(value.categories),
@@ -8244,7 +7889,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentStatistics {
-            #[inline]
             fn default() -> Self {
                 Self {
                     statistics: Ok(Default::default()),
@@ -8269,7 +7913,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentStatistics> for super::ContentStatistics {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ContentStatistics,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8287,7 +7930,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentStatistics> for ContentStatistics {
-            #[inline]
             fn from(value: super::ContentStatistics) -> Self {
                 Self {
                     statistics: Ok(value.statistics),
@@ -8373,7 +8015,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentStreamCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     audio_bitrate: Ok(Default::default()),
@@ -8583,7 +8224,6 @@ pub mod types {
         impl ::std::convert::TryFrom<ContentStreamCreate>
         for super::ContentStreamCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ContentStreamCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8712,7 +8352,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ContentStreamCreate> for ContentStreamCreate {
-            #[inline]
             fn from(value: super::ContentStreamCreate) -> Self {
                 Self {
                     audio_bitrate: Ok(value.audio_bitrate),
@@ -8759,7 +8398,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentStreamSetCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     distribution_id: Ok(Default::default()),
@@ -8814,7 +8452,6 @@ pub mod types {
         impl ::std::convert::TryFrom<ContentStreamSetCreate>
         for super::ContentStreamSetCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ContentStreamSetCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8854,7 +8491,6 @@ pub mod types {
         }
         impl ::std::convert::From<super::ContentStreamSetCreate>
         for ContentStreamSetCreate {
-            #[inline]
             fn from(value: super::ContentStreamSetCreate) -> Self {
                 Self {
                     distribution_id: Ok(value.distribution_id),
@@ -8889,7 +8525,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentSubtitleCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -8956,7 +8591,6 @@ pub mod types {
         impl ::std::convert::TryFrom<ContentSubtitleCreate>
         for super::ContentSubtitleCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ContentSubtitleCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9004,7 +8638,6 @@ pub mod types {
         }
         impl ::std::convert::From<super::ContentSubtitleCreate>
         for ContentSubtitleCreate {
-            #[inline]
             fn from(value: super::ContentSubtitleCreate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -9122,7 +8755,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentSummary {
-            #[inline]
             fn default() -> Self {
                 Self {
                     category_id: Ok(Default::default()),
@@ -9377,7 +9009,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentSummary> for super::ContentSummary {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ContentSummary,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9527,7 +9158,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentSummary> for ContentSummary {
-            #[inline]
             fn from(value: super::ContentSummary) -> Self {
                 Self {
                     category_id: Ok(value.category_id),
@@ -9646,7 +9276,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     category_id: Ok(Default::default()),
@@ -9871,7 +9500,6 @@ pub mod types {
                 self
             }
             ///Sends `description` as `null`: the server clears it.
-            #[inline]
             pub fn clear_description(mut self) -> Self {
                 self.description = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9879,7 +9507,6 @@ pub mod types {
                 self
             }
             ///Sends `encoder_transaction_id` as `null`: the server clears it.
-            #[inline]
             pub fn clear_encoder_transaction_id(mut self) -> Self {
                 self.encoder_transaction_id = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9887,7 +9514,6 @@ pub mod types {
                 self
             }
             ///Sends `presentation_document_id` as `null`: the server clears it.
-            #[inline]
             pub fn clear_presentation_document_id(mut self) -> Self {
                 self.presentation_document_id = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9895,7 +9521,6 @@ pub mod types {
                 self
             }
             ///Sends `primary_poster_id` as `null`: the server clears it.
-            #[inline]
             pub fn clear_primary_poster_id(mut self) -> Self {
                 self.primary_poster_id = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9903,7 +9528,6 @@ pub mod types {
                 self
             }
             ///Sends `publish_end` as `null`: the server clears it.
-            #[inline]
             pub fn clear_publish_end(mut self) -> Self {
                 self.publish_end = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9911,7 +9535,6 @@ pub mod types {
                 self
             }
             ///Sends `publish_start` as `null`: the server clears it.
-            #[inline]
             pub fn clear_publish_start(mut self) -> Self {
                 self.publish_start = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9919,7 +9542,6 @@ pub mod types {
                 self
             }
             ///Sends `seek_preview_url` as `null`: the server clears it.
-            #[inline]
             pub fn clear_seek_preview_url(mut self) -> Self {
                 self.seek_preview_url = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9929,7 +9551,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ContentUpdate> for super::ContentUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ContentUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10058,7 +9679,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ContentUpdate> for ContentUpdate {
-            #[inline]
             fn from(value: super::ContentUpdate) -> Self {
                 Self {
                     category_id: Ok(value.category_id),
@@ -10111,7 +9731,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CtaActions {
-            #[inline]
             fn default() -> Self {
                 Self {
                     card_options: Ok(Default::default()),
@@ -10173,7 +9792,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CtaActions> for super::CtaActions {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CtaActions,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10217,7 +9835,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CtaActions> for CtaActions {
-            #[inline]
             fn from(value: super::CtaActions) -> Self {
                 Self {
                     card_options: Ok(value.card_options),
@@ -10246,7 +9863,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CtaCardOption {
-            #[inline]
             fn default() -> Self {
                 Self {
                     timing: Ok(Default::default()),
@@ -10287,7 +9903,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CtaCardOption> for super::CtaCardOption {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: CtaCardOption,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10311,7 +9926,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CtaCardOption> for CtaCardOption {
-            #[inline]
             fn from(value: super::CtaCardOption) -> Self {
                 Self {
                     timing: Ok(value.timing),
@@ -10334,7 +9948,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for DeliveryVolume {
-            #[inline]
             fn default() -> Self {
                 Self {
                     bytes_downloaded: Ok(Default::default()),
@@ -10366,7 +9979,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<DeliveryVolume> for super::DeliveryVolume {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: DeliveryVolume,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10386,7 +9998,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::DeliveryVolume> for DeliveryVolume {
-            #[inline]
             fn from(value: super::DeliveryVolume) -> Self {
                 Self {
                     bytes_downloaded: Ok(value.bytes_downloaded),
@@ -10432,7 +10043,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Document {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -10516,7 +10126,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Document> for super::Document {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Document,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10581,7 +10190,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Document> for Document {
-            #[inline]
             fn from(value: super::Document) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -10603,7 +10211,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for DocumentBulkCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     requests: ::std::result::Result::Err(
@@ -10624,7 +10231,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<DocumentBulkCreate> for super::DocumentBulkCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: DocumentBulkCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10641,7 +10247,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::DocumentBulkCreate> for DocumentBulkCreate {
-            #[inline]
             fn from(value: super::DocumentBulkCreate) -> Self {
                 Self {
                     requests: Ok(value.requests),
@@ -10669,7 +10274,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for DocumentCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -10726,7 +10330,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<DocumentCreate> for super::DocumentCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: DocumentCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10763,7 +10366,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::DocumentCreate> for DocumentCreate {
-            #[inline]
             fn from(value: super::DocumentCreate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -10784,7 +10386,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for DocumentList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -10805,7 +10406,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<DocumentList> for super::DocumentList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: DocumentList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10823,7 +10423,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::DocumentList> for DocumentList {
-            #[inline]
             fn from(value: super::DocumentList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -10852,7 +10451,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for DocumentUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -10907,7 +10505,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<DocumentUpdate> for super::DocumentUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: DocumentUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10944,7 +10541,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::DocumentUpdate> for DocumentUpdate {
-            #[inline]
             fn from(value: super::DocumentUpdate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -10969,7 +10565,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Error {
-            #[inline]
             fn default() -> Self {
                 Self {
                     code: Ok(Default::default()),
@@ -10999,7 +10594,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Error> for super::Error {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Error,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11017,7 +10611,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Error> for Error {
-            #[inline]
             fn from(value: super::Error) -> Self {
                 Self {
                     code: Ok(value.code),
@@ -11059,7 +10652,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ForwardPolicy {
-            #[inline]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -11134,7 +10726,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ForwardPolicy> for super::ForwardPolicy {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ForwardPolicy,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11194,7 +10785,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ForwardPolicy> for ForwardPolicy {
-            #[inline]
             fn from(value: super::ForwardPolicy) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -11217,7 +10807,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ForwardPolicyList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11238,7 +10827,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ForwardPolicyList> for super::ForwardPolicyList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ForwardPolicyList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11256,7 +10844,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ForwardPolicyList> for ForwardPolicyList {
-            #[inline]
             fn from(value: super::ForwardPolicyList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -11283,7 +10870,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ForwardRule {
-            #[inline]
             fn default() -> Self {
                 Self {
                     conditions: Ok(Default::default()),
@@ -11338,7 +10924,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ForwardRule> for super::ForwardRule {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ForwardRule,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11378,7 +10963,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ForwardRule> for ForwardRule {
-            #[inline]
             fn from(value: super::ForwardRule) -> Self {
                 Self {
                     conditions: Ok(value.conditions),
@@ -11410,7 +10994,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Label {
-            #[inline]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -11458,7 +11041,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Label> for super::Label {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Label,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11488,7 +11070,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Label> for Label {
-            #[inline]
             fn from(value: super::Label) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -11503,7 +11084,6 @@ pub mod types {
             name: ::std::result::Result<super::LabelName, ::vidplat_core::Refusal>,
         }
         impl ::std::default::Default for LabelCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     name: ::std::result::Result::Err(
@@ -11524,7 +11104,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<LabelCreate> for super::LabelCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: LabelCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11541,7 +11120,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::LabelCreate> for LabelCreate {
-            #[inline]
             fn from(value: super::LabelCreate) -> Self {
                 Self { name: Ok(value.name) }
             }
@@ -11556,7 +11134,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for LabelList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11577,7 +11154,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<LabelList> for super::LabelList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: LabelList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11595,7 +11171,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::LabelList> for LabelList {
-            #[inline]
             fn from(value: super::LabelList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -11608,7 +11183,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for LabelUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     name: Ok(Default::default()),
@@ -11627,7 +11201,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<LabelUpdate> for super::LabelUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: LabelUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11644,7 +11217,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::LabelUpdate> for LabelUpdate {
-            #[inline]
             fn from(value: super::LabelUpdate) -> Self {
                 Self { name: Ok(value.name) }
             }
@@ -11673,7 +11245,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PageAuthentication {
-            #[inline]
             fn default() -> Self {
                 Self {
                     masthead: Ok(Default::default()),
@@ -11730,7 +11301,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PageAuthentication> for super::PageAuthentication {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PageAuthentication,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11767,7 +11337,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PageAuthentication> for PageAuthentication {
-            #[inline]
             fn from(value: super::PageAuthentication) -> Self {
                 Self {
                     masthead: Ok(value.masthead),
@@ -11870,7 +11439,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PageConfigurations {
-            #[inline]
             fn default() -> Self {
                 Self {
                     authentication: Ok(Default::default()),
@@ -12104,7 +11672,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PageConfigurations> for super::PageConfigurations {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PageConfigurations,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12238,7 +11805,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PageConfigurations> for PageConfigurations {
-            #[inline]
             fn from(value: super::PageConfigurations) -> Self {
                 Self {
                     authentication: Ok(value.authentication),
@@ -12298,7 +11864,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PageExposedMetadata {
-            #[inline]
             fn default() -> Self {
                 Self {
                     category: Ok(Default::default()),
@@ -12374,7 +11939,6 @@ pub mod types {
         impl ::std::convert::TryFrom<PageExposedMetadata>
         for super::PageExposedMetadata {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PageExposedMetadata,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12433,7 +11997,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PageExposedMetadata> for PageExposedMetadata {
-            #[inline]
             fn from(value: super::PageExposedMetadata) -> Self {
                 Self {
                     category: Ok(value.category),
@@ -12458,7 +12021,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PageFooter {
-            #[inline]
             fn default() -> Self {
                 Self {
                     text: Ok(Default::default()),
@@ -12488,7 +12050,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PageFooter> for super::PageFooter {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PageFooter,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12505,7 +12066,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PageFooter> for PageFooter {
-            #[inline]
             fn from(value: super::PageFooter) -> Self {
                 Self {
                     text: Ok(value.text),
@@ -12611,7 +12171,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PlayInformation {
-            #[inline]
             fn default() -> Self {
                 Self {
                     category: Ok(Default::default()),
@@ -12842,7 +12401,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlayInformation> for super::PlayInformation {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PlayInformation,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12982,7 +12540,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlayInformation> for PlayInformation {
-            #[inline]
             fn from(value: super::PlayInformation) -> Self {
                 Self {
                     category: Ok(value.category),
@@ -13025,7 +12582,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PlayPosterSlideshow {
-            #[inline]
             fn default() -> Self {
                 Self {
                     interval: Ok(Default::default()),
@@ -13058,7 +12614,6 @@ pub mod types {
         impl ::std::convert::TryFrom<PlayPosterSlideshow>
         for super::PlayPosterSlideshow {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PlayPosterSlideshow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13076,7 +12631,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlayPosterSlideshow> for PlayPosterSlideshow {
-            #[inline]
             fn from(value: super::PlayPosterSlideshow) -> Self {
                 Self {
                     interval: Ok(value.interval),
@@ -13150,7 +12704,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PlayStream {
-            #[inline]
             fn default() -> Self {
                 Self {
                     audio_bitrate: Ok(Default::default()),
@@ -13301,7 +12854,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlayStream> for super::PlayStream {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PlayStream,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13401,7 +12953,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlayStream> for PlayStream {
-            #[inline]
             fn from(value: super::PlayStream) -> Self {
                 Self {
                     audio_bitrate: Ok(value.audio_bitrate),
@@ -13468,7 +13019,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PlaylistItem {
-            #[inline]
             fn default() -> Self {
                 Self {
                     category: Ok(Default::default()),
@@ -13572,7 +13122,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlaylistItem> for super::PlaylistItem {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PlaylistItem,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13647,7 +13196,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlaylistItem> for PlaylistItem {
-            #[inline]
             fn from(value: super::PlaylistItem) -> Self {
                 Self {
                     category: Ok(value.category),
@@ -13685,7 +13233,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PlaylistItemOverrides {
-            #[inline]
             fn default() -> Self {
                 Self {
                     description: Ok(Default::default()),
@@ -13738,7 +13285,6 @@ pub mod types {
         impl ::std::convert::TryFrom<PlaylistItemOverrides>
         for super::PlaylistItemOverrides {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PlaylistItemOverrides,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13774,7 +13320,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlaylistItemOverrides>
         for PlaylistItemOverrides {
-            #[inline]
             fn from(value: super::PlaylistItemOverrides) -> Self {
                 Self {
                     description: Ok(value.description),
@@ -13804,7 +13349,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PlaylistItemOverridesCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     description: Ok(Default::default()),
@@ -13855,7 +13399,6 @@ pub mod types {
         impl ::std::convert::TryFrom<PlaylistItemOverridesCreate>
         for super::PlaylistItemOverridesCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PlaylistItemOverridesCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13890,7 +13433,6 @@ pub mod types {
         }
         impl ::std::convert::From<super::PlaylistItemOverridesCreate>
         for PlaylistItemOverridesCreate {
-            #[inline]
             fn from(value: super::PlaylistItemOverridesCreate) -> Self {
                 Self {
                     description: Ok(value.description),
@@ -13920,7 +13462,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PlaylistItemOverridesUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     description: Ok(Default::default()),
@@ -13971,7 +13512,6 @@ pub mod types {
         impl ::std::convert::TryFrom<PlaylistItemOverridesUpdate>
         for super::PlaylistItemOverridesUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PlaylistItemOverridesUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14006,7 +13546,6 @@ pub mod types {
         }
         impl ::std::convert::From<super::PlaylistItemOverridesUpdate>
         for PlaylistItemOverridesUpdate {
-            #[inline]
             fn from(value: super::PlaylistItemOverridesUpdate) -> Self {
                 Self {
                     description: Ok(value.description),
@@ -14038,7 +13577,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PlaylistItems {
-            #[inline]
             fn default() -> Self {
                 Self {
                     playlist_description: Ok(Default::default()),
@@ -14091,7 +13629,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlaylistItems> for super::PlaylistItems {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PlaylistItems,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14136,7 +13673,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlaylistItems> for PlaylistItems {
-            #[inline]
             fn from(value: super::PlaylistItems) -> Self {
                 Self {
                     playlist_description: Ok(value.playlist_description),
@@ -14164,7 +13700,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PolicyCondition {
-            #[inline]
             fn default() -> Self {
                 Self {
                     operand: Ok(Default::default()),
@@ -14203,7 +13738,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PolicyCondition> for super::PolicyCondition {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PolicyCondition,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14227,7 +13761,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PolicyCondition> for PolicyCondition {
-            #[inline]
             fn from(value: super::PolicyCondition) -> Self {
                 Self {
                     operand: Ok(value.operand),
@@ -14282,7 +13815,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Poster {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -14386,7 +13918,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Poster> for super::Poster {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Poster,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14461,7 +13992,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Poster> for Poster {
-            #[inline]
             fn from(value: super::Poster) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -14485,7 +14015,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PosterBulkCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     requests: ::std::result::Result::Err(
@@ -14506,7 +14035,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PosterBulkCreate> for super::PosterBulkCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PosterBulkCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14523,7 +14051,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PosterBulkCreate> for PosterBulkCreate {
-            #[inline]
             fn from(value: super::PosterBulkCreate) -> Self {
                 Self {
                     requests: Ok(value.requests),
@@ -14559,7 +14086,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PosterCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -14632,7 +14158,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PosterCreate> for super::PosterCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PosterCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14691,7 +14216,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PosterCreate> for PosterCreate {
-            #[inline]
             fn from(value: super::PosterCreate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -14714,7 +14238,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PosterList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -14735,7 +14258,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PosterList> for super::PosterList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PosterList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14753,7 +14275,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PosterList> for PosterList {
-            #[inline]
             fn from(value: super::PosterList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -14766,7 +14287,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PosterOrder {
-            #[inline]
             fn default() -> Self {
                 Self {
                     order: ::std::result::Result::Err(
@@ -14787,7 +14307,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PosterOrder> for super::PosterOrder {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PosterOrder,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14804,7 +14323,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PosterOrder> for PosterOrder {
-            #[inline]
             fn from(value: super::PosterOrder) -> Self {
                 Self { order: Ok(value.order) }
             }
@@ -14841,7 +14359,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PosterUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -14916,7 +14433,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PosterUpdate> for super::PosterUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: PosterUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14975,7 +14491,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PosterUpdate> for PosterUpdate {
-            #[inline]
             fn from(value: super::PosterUpdate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -15002,7 +14517,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for RegisteredId {
-            #[inline]
             fn default() -> Self {
                 Self {
                     id: Ok(Default::default()),
@@ -15034,7 +14548,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<RegisteredId> for super::RegisteredId {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: RegisteredId,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15052,7 +14565,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::RegisteredId> for RegisteredId {
-            #[inline]
             fn from(value: super::RegisteredId) -> Self {
                 Self {
                     id: Ok(value.id),
@@ -15074,7 +14586,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for RegisteredItem {
-            #[inline]
             fn default() -> Self {
                 Self {
                     id: Ok(Default::default()),
@@ -15104,7 +14615,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<RegisteredItem> for super::RegisteredItem {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: RegisteredItem,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15122,7 +14632,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::RegisteredItem> for RegisteredItem {
-            #[inline]
             fn from(value: super::RegisteredItem) -> Self {
                 Self {
                     id: Ok(value.id),
@@ -15140,7 +14649,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for RegisteredName {
-            #[inline]
             fn default() -> Self {
                 Self {
                     name: Ok(Default::default()),
@@ -15161,7 +14669,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<RegisteredName> for super::RegisteredName {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: RegisteredName,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15179,7 +14686,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::RegisteredName> for RegisteredName {
-            #[inline]
             fn from(value: super::RegisteredName) -> Self {
                 Self { name: Ok(value.name) }
             }
@@ -15192,7 +14698,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for RevokedAudienceAdd {
-            #[inline]
             fn default() -> Self {
                 Self {
                     revoked_audience: ::std::result::Result::Err(
@@ -15213,7 +14718,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<RevokedAudienceAdd> for super::RevokedAudienceAdd {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: RevokedAudienceAdd,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15230,7 +14734,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::RevokedAudienceAdd> for RevokedAudienceAdd {
-            #[inline]
             fn from(value: super::RevokedAudienceAdd) -> Self {
                 Self {
                     revoked_audience: Ok(value.revoked_audience),
@@ -15259,7 +14762,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ScopeCondition {
-            #[inline]
             fn default() -> Self {
                 Self {
                     operand: Ok(Default::default()),
@@ -15309,7 +14811,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ScopeCondition> for super::ScopeCondition {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ScopeCondition,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15339,7 +14840,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ScopeCondition> for ScopeCondition {
-            #[inline]
             fn from(value: super::ScopeCondition) -> Self {
                 Self {
                     operand: Ok(value.operand),
@@ -15395,7 +14895,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Site {
-            #[inline]
             fn default() -> Self {
                 Self {
                     access_denial_timeout: Ok(Default::default()),
@@ -15506,7 +15005,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Site> for super::Site {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Site,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15581,7 +15079,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Site> for Site {
-            #[inline]
             fn from(value: super::Site) -> Self {
                 Self {
                     access_denial_timeout: Ok(value.access_denial_timeout),
@@ -15651,7 +15148,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for SiteAuthentication {
-            #[inline]
             fn default() -> Self {
                 Self {
                     client_id: Ok(Default::default()),
@@ -15775,7 +15271,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SiteAuthentication> for super::SiteAuthentication {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: SiteAuthentication,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15860,7 +15355,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SiteAuthentication> for SiteAuthentication {
-            #[inline]
             fn from(value: super::SiteAuthentication) -> Self {
                 Self {
                     client_id: Ok(value.client_id),
@@ -15988,7 +15482,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for SiteConfigurations {
-            #[inline]
             fn default() -> Self {
                 Self {
                     authentication: Ok(Default::default()),
@@ -16267,7 +15760,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SiteConfigurations> for super::SiteConfigurations {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: SiteConfigurations,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -16422,7 +15914,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SiteConfigurations> for SiteConfigurations {
-            #[inline]
             fn from(value: super::SiteConfigurations) -> Self {
                 Self {
                     authentication: Ok(value.authentication),
@@ -16496,7 +15987,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for SiteExposedMetadata {
-            #[inline]
             fn default() -> Self {
                 Self {
                     category: Ok(Default::default()),
@@ -16594,7 +16084,6 @@ pub mod types {
         impl ::std::convert::TryFrom<SiteExposedMetadata>
         for super::SiteExposedMetadata {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: SiteExposedMetadata,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -16664,7 +16153,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SiteExposedMetadata> for SiteExposedMetadata {
-            #[inline]
             fn from(value: super::SiteExposedMetadata) -> Self {
                 Self {
                     category: Ok(value.category),
@@ -16689,7 +16177,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for SiteList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -16710,7 +16197,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SiteList> for super::SiteList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: SiteList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -16728,7 +16214,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SiteList> for SiteList {
-            #[inline]
             fn from(value: super::SiteList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -16771,7 +16256,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for SslCertificate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     common_name: Ok(Default::default()),
@@ -16861,7 +16345,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SslCertificate> for super::SslCertificate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: SslCertificate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -16926,7 +16409,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SslCertificate> for SslCertificate {
-            #[inline]
             fn from(value: super::SslCertificate) -> Self {
                 Self {
                     common_name: Ok(value.common_name),
@@ -17034,7 +16516,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Stream {
-            #[inline]
             fn default() -> Self {
                 Self {
                     audio_bitrate: Ok(Default::default()),
@@ -17246,7 +16727,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Stream> for super::Stream {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Stream,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -17381,7 +16861,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Stream> for Stream {
-            #[inline]
             fn from(value: super::Stream) -> Self {
                 Self {
                     audio_bitrate: Ok(value.audio_bitrate),
@@ -17417,7 +16896,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for StreamBulkCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     requests: ::std::result::Result::Err(
@@ -17438,7 +16916,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<StreamBulkCreate> for super::StreamBulkCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamBulkCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -17455,7 +16932,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::StreamBulkCreate> for StreamBulkCreate {
-            #[inline]
             fn from(value: super::StreamBulkCreate) -> Self {
                 Self {
                     requests: Ok(value.requests),
@@ -17537,7 +17013,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for StreamCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     audio_bitrate: Ok(Default::default()),
@@ -17735,7 +17210,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<StreamCreate> for super::StreamCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -17859,7 +17333,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::StreamCreate> for StreamCreate {
-            #[inline]
             fn from(value: super::StreamCreate) -> Self {
                 Self {
                     audio_bitrate: Ok(value.audio_bitrate),
@@ -17895,7 +17368,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -17916,7 +17388,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamList> for super::StreamList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -17934,7 +17405,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamList> for StreamList {
-            #[inline]
             fn from(value: super::StreamList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -17953,7 +17423,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamSelection {
-            #[inline]
             fn default() -> Self {
                 Self {
                     key: Ok(Default::default()),
@@ -17983,7 +17452,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamSelection> for super::StreamSelection {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamSelection,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18001,7 +17469,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamSelection> for StreamSelection {
-            #[inline]
             fn from(value: super::StreamSelection) -> Self {
                 Self {
                     key: Ok(value.key),
@@ -18039,7 +17506,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamSet {
-            #[inline]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -18105,7 +17571,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamSet> for super::StreamSet {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamSet,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18160,7 +17625,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamSet> for StreamSet {
-            #[inline]
             fn from(value: super::StreamSet) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -18192,7 +17656,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for StreamSetCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     distribution_id: Ok(Default::default()),
@@ -18241,7 +17704,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<StreamSetCreate> for super::StreamSetCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamSetCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18275,7 +17737,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::StreamSetCreate> for StreamSetCreate {
-            #[inline]
             fn from(value: super::StreamSetCreate) -> Self {
                 Self {
                     distribution_id: Ok(value.distribution_id),
@@ -18295,7 +17756,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamSetList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -18316,7 +17776,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamSetList> for super::StreamSetList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamSetList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18334,7 +17793,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamSetList> for StreamSetList {
-            #[inline]
             fn from(value: super::StreamSetList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -18349,7 +17807,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamSetRegistration {
-            #[inline]
             fn default() -> Self {
                 Self {
                     name: Ok(Default::default()),
@@ -18371,7 +17828,6 @@ pub mod types {
         impl ::std::convert::TryFrom<StreamSetRegistration>
         for super::StreamSetRegistration {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamSetRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18390,7 +17846,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamSetRegistration>
         for StreamSetRegistration {
-            #[inline]
             fn from(value: super::StreamSetRegistration) -> Self {
                 Self { name: Ok(value.name) }
             }
@@ -18411,7 +17866,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for StreamSetUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     distribution_id: Ok(Default::default()),
@@ -18450,7 +17904,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<StreamSetUpdate> for super::StreamSetUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamSetUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18477,7 +17930,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::StreamSetUpdate> for StreamSetUpdate {
-            #[inline]
             fn from(value: super::StreamSetUpdate) -> Self {
                 Self {
                     distribution_id: Ok(value.distribution_id),
@@ -18570,7 +18022,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for StreamUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     audio_bitrate: Ok(Default::default()),
@@ -18764,7 +18215,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<StreamUpdate> for super::StreamUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18888,7 +18338,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::StreamUpdate> for StreamUpdate {
-            #[inline]
             fn from(value: super::StreamUpdate) -> Self {
                 Self {
                     audio_bitrate: Ok(value.audio_bitrate),
@@ -18956,7 +18405,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamingPolicy {
-            #[inline]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -19051,7 +18499,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamingPolicy> for super::StreamingPolicy {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamingPolicy,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19121,7 +18568,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamingPolicy> for StreamingPolicy {
-            #[inline]
             fn from(value: super::StreamingPolicy) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -19146,7 +18592,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamingPolicyList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -19168,7 +18613,6 @@ pub mod types {
         impl ::std::convert::TryFrom<StreamingPolicyList>
         for super::StreamingPolicyList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamingPolicyList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19186,7 +18630,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamingPolicyList> for StreamingPolicyList {
-            #[inline]
             fn from(value: super::StreamingPolicyList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -19205,7 +18648,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamingRule {
-            #[inline]
             fn default() -> Self {
                 Self {
                     conditions: Ok(Default::default()),
@@ -19238,7 +18680,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamingRule> for super::StreamingRule {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: StreamingRule,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19256,7 +18697,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamingRule> for StreamingRule {
-            #[inline]
             fn from(value: super::StreamingRule) -> Self {
                 Self {
                     conditions: Ok(value.conditions),
@@ -19302,7 +18742,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Subtitle {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -19386,7 +18825,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Subtitle> for super::Subtitle {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Subtitle,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19451,7 +18889,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Subtitle> for Subtitle {
-            #[inline]
             fn from(value: super::Subtitle) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -19473,7 +18910,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for SubtitleBulkCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     requests: ::std::result::Result::Err(
@@ -19494,7 +18930,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<SubtitleBulkCreate> for super::SubtitleBulkCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: SubtitleBulkCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19511,7 +18946,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::SubtitleBulkCreate> for SubtitleBulkCreate {
-            #[inline]
             fn from(value: super::SubtitleBulkCreate) -> Self {
                 Self {
                     requests: Ok(value.requests),
@@ -19539,7 +18973,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for SubtitleCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -19596,7 +19029,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<SubtitleCreate> for super::SubtitleCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: SubtitleCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19633,7 +19065,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::SubtitleCreate> for SubtitleCreate {
-            #[inline]
             fn from(value: super::SubtitleCreate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -19654,7 +19085,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for SubtitleList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -19675,7 +19105,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SubtitleList> for super::SubtitleList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: SubtitleList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19693,7 +19122,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SubtitleList> for SubtitleList {
-            #[inline]
             fn from(value: super::SubtitleList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -19722,7 +19150,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for SubtitleUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -19777,7 +19204,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<SubtitleUpdate> for super::SubtitleUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: SubtitleUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19814,7 +19240,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::SubtitleUpdate> for SubtitleUpdate {
-            #[inline]
             fn from(value: super::SubtitleUpdate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -19837,7 +19262,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for Tag {
-            #[inline]
             fn default() -> Self {
                 Self {
                     key: Ok(Default::default()),
@@ -19865,7 +19289,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<Tag> for super::Tag {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: Tag,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19882,7 +19305,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::Tag> for Tag {
-            #[inline]
             fn from(value: super::Tag) -> Self {
                 Self {
                     key: Ok(value.key),
@@ -19916,7 +19338,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for UserContentScope {
-            #[inline]
             fn default() -> Self {
                 Self {
                     categories: Ok(Default::default()),
@@ -19981,7 +19402,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<UserContentScope> for super::UserContentScope {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: UserContentScope,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -20025,7 +19445,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::UserContentScope> for UserContentScope {
-            #[inline]
             fn from(value: super::UserContentScope) -> Self {
                 Self {
                     categories: Ok(value.categories),
@@ -20086,7 +19505,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ViewingPage {
-            #[inline]
             fn default() -> Self {
                 Self {
                     access_denial_timeout: Ok(Default::default()),
@@ -20204,7 +19622,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ViewingPage> for super::ViewingPage {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ViewingPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -20284,7 +19701,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ViewingPage> for ViewingPage {
-            #[inline]
             fn from(value: super::ViewingPage) -> Self {
                 Self {
                     access_denial_timeout: Ok(value.access_denial_timeout),
@@ -20334,7 +19750,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ViewingPageCreate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     access_denial_timeout: Ok(Default::default()),
@@ -20425,7 +19840,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ViewingPageCreate> for super::ViewingPageCreate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ViewingPageCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -20489,7 +19903,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ViewingPageCreate> for ViewingPageCreate {
-            #[inline]
             fn from(value: super::ViewingPageCreate) -> Self {
                 Self {
                     access_denial_timeout: Ok(value.access_denial_timeout),
@@ -20525,7 +19938,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ViewingPageList {
-            #[inline]
             fn default() -> Self {
                 Self {
                     current_page: Ok(Default::default()),
@@ -20573,7 +19985,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ViewingPageList> for super::ViewingPageList {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ViewingPageList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -20603,7 +20014,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ViewingPageList> for ViewingPageList {
-            #[inline]
             fn from(value: super::ViewingPageList) -> Self {
                 Self {
                     current_page: Ok(value.current_page),
@@ -20627,7 +20037,6 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ViewingPageRegistration {
-            #[inline]
             fn default() -> Self {
                 Self {
                     id: Ok(Default::default()),
@@ -20658,7 +20067,6 @@ pub mod types {
         impl ::std::convert::TryFrom<ViewingPageRegistration>
         for super::ViewingPageRegistration {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ViewingPageRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -20677,7 +20085,6 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ViewingPageRegistration>
         for ViewingPageRegistration {
-            #[inline]
             fn from(value: super::ViewingPageRegistration) -> Self {
                 Self {
                     id: Ok(value.id),
@@ -20713,7 +20120,6 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ViewingPageUpdate {
-            #[inline]
             fn default() -> Self {
                 Self {
                     access_denial_timeout: Ok(Default::default()),
@@ -20786,7 +20192,6 @@ pub mod types {
                 self
             }
             ///Sends `access_denial_timeout` as `null`: the server clears it.
-            #[inline]
             pub fn clear_access_denial_timeout(mut self) -> Self {
                 self.access_denial_timeout = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -20794,7 +20199,6 @@ pub mod types {
                 self
             }
             ///Sends `max_simultaneous_viewers` as `null`: the server clears it.
-            #[inline]
             pub fn clear_max_simultaneous_viewers(mut self) -> Self {
                 self.max_simultaneous_viewers = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -20802,7 +20206,6 @@ pub mod types {
                 self
             }
             ///Sends `site_id` as `null`: the server clears it.
-            #[inline]
             pub fn clear_site_id(mut self) -> Self {
                 self.site_id = ::std::result::Result::Ok(::vidplat_core::Patch::Clear);
                 self
@@ -20810,7 +20213,6 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ViewingPageUpdate> for super::ViewingPageUpdate {
             type Error = ::vidplat_core::Refusal;
-            #[inline]
             fn try_from(
                 value: ViewingPageUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -20864,7 +20266,6 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ViewingPageUpdate> for ViewingPageUpdate {
-            #[inline]
             fn from(value: super::ViewingPageUpdate) -> Self {
                 Self {
                     access_denial_timeout: Ok(value.access_denial_timeout),
@@ -20878,7 +20279,6 @@ pub mod types {
         }
         /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
         impl ::std::fmt::Debug for PageAuthentication {
-            #[inline]
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct("PageAuthentication")
                     .field("masthead", &self.masthead)
@@ -20895,7 +20295,6 @@ pub mod types {
         /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
         #[cfg(feature = "builders")]
         impl ::std::fmt::Debug for SiteAuthentication {
-            #[inline]
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct("SiteAuthentication")
                     .field("client_id", &self.client_id)
@@ -20922,7 +20321,6 @@ pub mod types {
         /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
         #[cfg(feature = "builders")]
         impl ::std::fmt::Debug for ViewingPage {
-            #[inline]
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct("ViewingPage")
                     .field("access_denial_timeout", &self.access_denial_timeout)
@@ -20945,7 +20343,6 @@ pub mod types {
         /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
         #[cfg(feature = "builders")]
         impl ::std::fmt::Debug for ViewingPageRegistration {
-            #[inline]
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct("ViewingPageRegistration")
                     .field("id", &self.id)
@@ -20975,63 +20372,49 @@ pub mod types {
         {
             T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
         }
-        #[inline]
         pub(super) fn content_create_encode_status() -> crate::types::EncodeStatus {
             ::serde_json::from_str::<crate::types::EncodeStatus>("\"NONE\"").unwrap()
         }
-        #[inline]
         pub(super) fn content_create_status() -> crate::types::ContentStatus {
             ::serde_json::from_str::<crate::types::ContentStatus>("\"PUBLIC\"").unwrap()
         }
-        #[inline]
         pub(super) fn content_create_type() -> crate::types::ContentType {
             ::serde_json::from_str::<crate::types::ContentType>("\"VOD\"").unwrap()
         }
-        #[inline]
         pub(super) fn content_poster_create_format() -> crate::types::PosterFormat {
             ::serde_json::from_str::<crate::types::PosterFormat>("\"UNKNOWN\"").unwrap()
         }
-        #[inline]
         pub(super) fn content_stream_create_playback_rate() -> f64 {
             1_f64
         }
-        #[inline]
         pub(super) fn content_stream_create_status() -> crate::types::StreamStatus {
             ::serde_json::from_str::<crate::types::StreamStatus>("\"COMPLETED\"")
                 .unwrap()
         }
-        #[inline]
         pub(super) fn content_subtitle_create_format() -> crate::types::SubtitleFormat {
             ::serde_json::from_str::<crate::types::SubtitleFormat>("\"UNKNOWN\"")
                 .unwrap()
         }
-        #[inline]
         pub(super) fn content_subtitle_create_language() -> super::LanguageCode {
             super::LanguageCode("ja".to_string())
         }
-        #[inline]
         pub(super) fn poster_create_format() -> crate::types::PosterFormat {
             ::serde_json::from_str::<crate::types::PosterFormat>("\"UNKNOWN\"").unwrap()
         }
-        #[inline]
         pub(super) fn stream_create_playback_rate() -> f64 {
             1_f64
         }
-        #[inline]
         pub(super) fn stream_create_status() -> crate::types::StreamStatus {
             ::serde_json::from_str::<crate::types::StreamStatus>("\"COMPLETED\"")
                 .unwrap()
         }
-        #[inline]
         pub(super) fn subtitle_create_format() -> crate::types::SubtitleFormat {
             ::serde_json::from_str::<crate::types::SubtitleFormat>("\"UNKNOWN\"")
                 .unwrap()
         }
-        #[inline]
         pub(super) fn subtitle_create_language() -> super::LanguageCode {
             super::LanguageCode("ja".to_string())
         }
-        #[inline]
         pub(super) fn viewing_page_create_status() -> crate::types::PageStatus {
             ::serde_json::from_str::<crate::types::PageStatus>("\"PUBLIC\"").unwrap()
         }
@@ -21042,7 +20425,6 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            #[inline]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -21051,7 +20433,6 @@ pub mod types {
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            #[inline]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -21060,13 +20441,11 @@ pub mod types {
             }
         }
         impl From<&'static str> for ConversionError {
-            #[inline]
             fn from(value: &'static str) -> Self {
                 Self(value.into())
             }
         }
         impl From<String> for ConversionError {
-            #[inline]
             fn from(value: String) -> Self {
                 Self(value.into())
             }
@@ -21074,7 +20453,6 @@ pub mod types {
     }
     /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
     impl ::std::fmt::Debug for PageAuthentication {
-        #[inline]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.debug_struct("PageAuthentication")
                 .field("masthead", &self.masthead)
@@ -21087,7 +20465,6 @@ pub mod types {
     }
     /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
     impl ::std::fmt::Debug for SiteAuthentication {
-        #[inline]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.debug_struct("SiteAuthentication")
                 .field("client_id", &self.client_id)
@@ -21110,7 +20487,6 @@ pub mod types {
     }
     /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
     impl ::std::fmt::Debug for ViewingPage {
-        #[inline]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.debug_struct("ViewingPage")
                 .field("access_denial_timeout", &self.access_denial_timeout)
@@ -21129,7 +20505,6 @@ pub mod types {
     }
     /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
     impl ::std::fmt::Debug for ViewingPageRegistration {
-        #[inline]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.debug_struct("ViewingPageRegistration")
                 .field("id", &self.id)
@@ -21294,7 +20669,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BulkRegistration;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21349,7 +20723,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Category;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21478,7 +20851,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21536,7 +20908,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21589,7 +20960,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryParent;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21666,7 +21036,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryRegistration;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21738,7 +21107,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryStatistics;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21854,7 +21222,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21914,7 +21281,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Chapter;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22020,7 +21386,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ChapterCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22126,7 +21491,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ChapterUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22232,7 +21596,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Content;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22756,7 +22119,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23254,7 +22616,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentDocumentCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23404,7 +22765,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23510,7 +22870,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentPosterCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23687,7 +23046,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentRegistration;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23814,7 +23172,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentScope;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23906,7 +23263,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentStatistics;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23961,7 +23317,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentStreamCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24366,7 +23721,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentStreamSetCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24477,7 +23831,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentSubtitleCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24617,7 +23970,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentSummary;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25064,7 +24416,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25455,7 +24806,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CtaActions;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25569,7 +24919,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CtaCardOption;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25654,7 +25003,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DeliveryVolume;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25731,7 +25079,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Document;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25919,7 +25266,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DocumentBulkCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25979,7 +25325,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DocumentCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26105,7 +25450,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DocumentList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26158,7 +25502,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DocumentUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26286,7 +25629,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Error;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26358,7 +25700,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ForwardPolicy;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26518,7 +25859,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ForwardPolicyList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26573,7 +25913,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ForwardRule;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26684,7 +26023,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Label;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26795,7 +26133,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = LabelCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26853,7 +26190,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = LabelList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26906,7 +26242,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = LabelUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26966,7 +26301,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PageAuthentication;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27085,7 +26419,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PageConfigurations;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27483,7 +26816,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PageExposedMetadata;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27631,7 +26963,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PageFooter;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27699,7 +27030,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlayInformation;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28059,7 +27389,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlayPosterSlideshow;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28127,7 +27456,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlayStream;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28356,7 +27684,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItem;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28543,7 +27870,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItemOverrides;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28645,7 +27971,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItemOverridesCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28747,7 +28072,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItemOverridesUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28849,7 +28173,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItems;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28955,7 +28278,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PolicyCondition;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29049,7 +28371,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Poster;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29268,7 +28589,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterBulkCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29328,7 +28648,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29486,7 +28805,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29539,7 +28857,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterOrder;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29599,7 +28916,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29769,7 +29085,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = RegisteredId;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29837,7 +29152,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = RegisteredItem;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29914,7 +29228,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = RegisteredName;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29974,7 +29287,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = RevokedAudienceAdd;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -30034,7 +29346,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ScopeCondition;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -30136,7 +29447,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Site;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -30344,7 +29654,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SiteAuthentication;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -30582,7 +29891,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SiteConfigurations;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31049,7 +30357,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SiteExposedMetadata;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31231,7 +30538,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SiteList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31284,7 +30590,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SslCertificate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31454,7 +30759,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Stream;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31824,7 +31128,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamBulkCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31884,7 +31187,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32268,7 +31570,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32321,7 +31622,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSelection;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32398,7 +31698,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSet;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32540,7 +31839,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSetCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32656,7 +31954,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSetList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32711,7 +32008,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSetRegistration;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32771,7 +32067,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSetUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32865,7 +32160,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33269,7 +32563,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamingPolicy;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33460,7 +32753,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamingPolicyList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33515,7 +32807,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamingRule;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33582,7 +32873,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Subtitle;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33765,7 +33055,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SubtitleBulkCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33825,7 +33114,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SubtitleCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33941,7 +33229,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SubtitleList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33994,7 +33281,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SubtitleUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -34122,7 +33408,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Tag;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -34196,7 +33481,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = UserContentScope;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -34300,7 +33584,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPage;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -34521,7 +33804,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPageCreate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -34695,7 +33977,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPageList;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -34801,7 +34082,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPageRegistration;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -34873,7 +34153,6 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPageUpdate;
-                #[inline]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -35126,194 +34405,155 @@ pub mod types {
     }
     impl vidplat_core::Paged for CategoryList {
         type Item = Category;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for ContentList {
         type Item = ContentSummary;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for DocumentList {
         type Item = Document;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for ForwardPolicyList {
         type Item = ForwardPolicy;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for LabelList {
         type Item = Label;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for PosterList {
         type Item = Poster;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for SiteList {
         type Item = Site;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for StreamList {
         type Item = Stream;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for StreamSetList {
         type Item = StreamSet;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for StreamingPolicyList {
         type Item = StreamingPolicy;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for SubtitleList {
         type Item = Subtitle;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for ViewingPageList {
         type Item = ViewingPage;
-        #[inline]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
-        #[inline]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
-        #[inline]
         fn len(&self) -> usize {
             self.data.len()
         }
-        #[inline]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl ::vidplat_core::FromText for Base64File {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35322,7 +34562,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CategoryName {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35331,7 +34570,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentCreateDescription {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35340,7 +34578,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentCreatePresentationDocumentName {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35349,7 +34586,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentCreatePrimaryPosterName {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35358,7 +34594,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentCreateSeekPreviewUrl {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35367,7 +34602,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentName {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35376,7 +34610,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentUpdateDescription {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35385,7 +34618,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentUpdateSeekPreviewUrl {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35394,7 +34626,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for DocumentFilename {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35403,7 +34634,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for DocumentType {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35412,7 +34642,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for FileUrl {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35421,7 +34650,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for GetCategoryStatistics {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35430,7 +34658,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for GetPlayInformationSs {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35439,7 +34666,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for GetPlayInformationXVmsClientCountry {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35448,7 +34674,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for GetPlayInformationXVmsClientReferer {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35457,7 +34682,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for GetPlayInformationXVmsUserAgent {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35466,7 +34690,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for LabelName {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35475,7 +34698,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for LanguageCode {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35484,7 +34706,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListCategoriesStatistics {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35493,7 +34714,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListContentsQuery {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35502,7 +34722,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListContentsSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35511,7 +34730,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListViewingPagesContent {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35520,7 +34738,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListViewingPagesPlaylist {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35529,7 +34746,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListViewingPagesQuery {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35538,7 +34754,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListViewingPagesSort {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35547,7 +34762,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for OriginDomainName {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35556,7 +34770,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for PlaylistName {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35565,7 +34778,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for RevokedAudienceAddRevokedAudience {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35574,7 +34786,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for StoragePath {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35583,7 +34794,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for StreamSetName {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35592,7 +34802,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for Title {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35601,7 +34810,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for TrackLabel {
-        #[inline]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35821,21 +35029,18 @@ pub mod types {
     );
     impl CategoryUpdate {
         ///The `CategoryUpdate` that keeps everything a `Category` as read holds: change what you need, then send it. A value the server returned that breaks one of `CategoryUpdate`'s rules is refused when the body is built.
-        #[inline]
         pub fn builder_from(read: &Category) -> builder::CategoryUpdate {
             builder::CategoryUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Category> for builder::CategoryUpdate {
         ///The `CategoryUpdate` that keeps everything a `Category` as read holds: change what you need, then send it. A value the server returned that breaks one of `CategoryUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &Category) -> Self {
             Self::default().name(&value.name)
         }
     }
     impl ::vidplat_core::IntoOptional<ChapterUpdate>
     for &::std::option::Option<Chapter> {
-        #[inline]
         fn into_optional(
             self,
         ) -> ::std::result::Result<
@@ -35848,7 +35053,6 @@ pub mod types {
         }
     }
     impl ::vidplat_core::IntoValue<ChapterUpdate> for &Chapter {
-        #[inline]
         fn into_value(
             self,
         ) -> ::std::result::Result<ChapterUpdate, ::vidplat_core::Refusal> {
@@ -35857,7 +35061,6 @@ pub mod types {
     }
     impl ::std::convert::From<&Chapter> for builder::ChapterUpdate {
         ///The `ChapterUpdate` that keeps everything a `Chapter` as read holds: change what you need, then send it. A value the server returned that breaks one of `ChapterUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &Chapter) -> Self {
             Self::default()
                 .data(::std::clone::Clone::clone(&value.data))
@@ -35868,7 +35071,6 @@ pub mod types {
     }
     impl ::vidplat_core::IntoOptional<PlaylistItemOverridesUpdate>
     for &::std::option::Option<PlaylistItemOverrides> {
-        #[inline]
         fn into_optional(
             self,
         ) -> ::std::result::Result<
@@ -35884,7 +35086,6 @@ pub mod types {
     }
     impl ::vidplat_core::IntoValue<PlaylistItemOverridesUpdate>
     for &PlaylistItemOverrides {
-        #[inline]
         fn into_value(
             self,
         ) -> ::std::result::Result<
@@ -35899,7 +35100,6 @@ pub mod types {
     impl ::std::convert::From<&PlaylistItemOverrides>
     for builder::PlaylistItemOverridesUpdate {
         ///The `PlaylistItemOverridesUpdate` that keeps everything a `PlaylistItemOverrides` as read holds: change what you need, then send it. A value the server returned that breaks one of `PlaylistItemOverridesUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &PlaylistItemOverrides) -> Self {
             Self::default()
                 .description(::std::clone::Clone::clone(&value.description))
@@ -35910,14 +35110,12 @@ pub mod types {
     }
     impl ContentUpdate {
         ///The `ContentUpdate` that keeps everything a `Content` as read holds: change what you need, then send it. A value the server returned that breaks one of `ContentUpdate`'s rules is refused when the body is built.
-        #[inline]
         pub fn builder_from(read: &Content) -> builder::ContentUpdate {
             builder::ContentUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Content> for builder::ContentUpdate {
         ///The `ContentUpdate` that keeps everything a `Content` as read holds: change what you need, then send it. A value the server returned that breaks one of `ContentUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &Content) -> Self {
             Self::default()
                 .category_id(&value.category_id)
@@ -35944,14 +35142,12 @@ pub mod types {
     }
     impl DocumentUpdate {
         ///The `DocumentUpdate` that keeps everything a `Document` as read holds: change what you need, then send it. A value the server returned that breaks one of `DocumentUpdate`'s rules is refused when the body is built.
-        #[inline]
         pub fn builder_from(read: &Document) -> builder::DocumentUpdate {
             builder::DocumentUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Document> for builder::DocumentUpdate {
         ///The `DocumentUpdate` that keeps everything a `Document` as read holds: change what you need, then send it. A value the server returned that breaks one of `DocumentUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &Document) -> Self {
             Self::default()
                 .content(&value.content)
@@ -35963,14 +35159,12 @@ pub mod types {
     }
     impl PosterUpdate {
         ///The `PosterUpdate` that keeps everything a `Poster` as read holds: change what you need, then send it. A value the server returned that breaks one of `PosterUpdate`'s rules is refused when the body is built.
-        #[inline]
         pub fn builder_from(read: &Poster) -> builder::PosterUpdate {
             builder::PosterUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Poster> for builder::PosterUpdate {
         ///The `PosterUpdate` that keeps everything a `Poster` as read holds: change what you need, then send it. A value the server returned that breaks one of `PosterUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &Poster) -> Self {
             Self::default()
                 .content(&value.content)
@@ -35984,14 +35178,12 @@ pub mod types {
     }
     impl StreamSetUpdate {
         ///The `StreamSetUpdate` that keeps everything a `StreamSet` as read holds: change what you need, then send it. A value the server returned that breaks one of `StreamSetUpdate`'s rules is refused when the body is built.
-        #[inline]
         pub fn builder_from(read: &StreamSet) -> builder::StreamSetUpdate {
             builder::StreamSetUpdate::from(read)
         }
     }
     impl ::std::convert::From<&StreamSet> for builder::StreamSetUpdate {
         ///The `StreamSetUpdate` that keeps everything a `StreamSet` as read holds: change what you need, then send it. A value the server returned that breaks one of `StreamSetUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &StreamSet) -> Self {
             Self::default()
                 .distribution_id(&value.distribution_id)
@@ -36001,14 +35193,12 @@ pub mod types {
     }
     impl StreamUpdate {
         ///The `StreamUpdate` that keeps everything a `Stream` as read holds: change what you need, then send it. A value the server returned that breaks one of `StreamUpdate`'s rules is refused when the body is built.
-        #[inline]
         pub fn builder_from(read: &Stream) -> builder::StreamUpdate {
             builder::StreamUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Stream> for builder::StreamUpdate {
         ///The `StreamUpdate` that keeps everything a `Stream` as read holds: change what you need, then send it. A value the server returned that breaks one of `StreamUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &Stream) -> Self {
             Self::default()
                 .audio_bitrate(::std::clone::Clone::clone(&value.audio_bitrate))
@@ -36034,14 +35224,12 @@ pub mod types {
     }
     impl SubtitleUpdate {
         ///The `SubtitleUpdate` that keeps everything a `Subtitle` as read holds: change what you need, then send it. A value the server returned that breaks one of `SubtitleUpdate`'s rules is refused when the body is built.
-        #[inline]
         pub fn builder_from(read: &Subtitle) -> builder::SubtitleUpdate {
             builder::SubtitleUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Subtitle> for builder::SubtitleUpdate {
         ///The `SubtitleUpdate` that keeps everything a `Subtitle` as read holds: change what you need, then send it. A value the server returned that breaks one of `SubtitleUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &Subtitle) -> Self {
             Self::default()
                 .content(&value.content)
@@ -36053,14 +35241,12 @@ pub mod types {
     }
     impl ViewingPageUpdate {
         ///The `ViewingPageUpdate` that keeps everything a `ViewingPage` as read holds: change what you need, then send it. A value the server returned that breaks one of `ViewingPageUpdate`'s rules is refused when the body is built.
-        #[inline]
         pub fn builder_from(read: &ViewingPage) -> builder::ViewingPageUpdate {
             builder::ViewingPageUpdate::from(read)
         }
     }
     impl ::std::convert::From<&ViewingPage> for builder::ViewingPageUpdate {
         ///The `ViewingPageUpdate` that keeps everything a `ViewingPage` as read holds: change what you need, then send it. A value the server returned that breaks one of `ViewingPageUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &ViewingPage) -> Self {
             Self::default()
                 .access_denial_timeout(
@@ -36077,14 +35263,12 @@ pub mod types {
     }
     impl LabelUpdate {
         ///The `LabelUpdate` that keeps everything a `Label` as read holds: change what you need, then send it. A value the server returned that breaks one of `LabelUpdate`'s rules is refused when the body is built.
-        #[inline]
         pub fn builder_from(read: &Label) -> builder::LabelUpdate {
             builder::LabelUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Label> for builder::LabelUpdate {
         ///The `LabelUpdate` that keeps everything a `Label` as read holds: change what you need, then send it. A value the server returned that breaks one of `LabelUpdate`'s rules is refused when the body is built.
-        #[inline]
         fn from(value: &Label) -> Self {
             Self::default().name(&value.name)
         }
@@ -36105,7 +35289,6 @@ let response = client.list_categories()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_categories(&self) -> builder::ListCategories<'_> {
         builder::ListCategories::new(self)
     }
@@ -36127,7 +35310,6 @@ let response = client.register_category()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_category(&self) -> builder::RegisterCategory<'_> {
         builder::RegisterCategory::new(self)
     }
@@ -36147,7 +35329,6 @@ let response = client.get_category()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_category(&self) -> builder::GetCategory<'_> {
         builder::GetCategory::new(self)
     }
@@ -36165,7 +35346,6 @@ let response = client.delete_category()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_category(&self) -> builder::DeleteCategory<'_> {
         builder::DeleteCategory::new(self)
     }
@@ -36189,7 +35369,6 @@ let response = client.update_category()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn update_category(&self) -> builder::UpdateCategory<'_> {
         builder::UpdateCategory::new(self)
     }
@@ -36204,7 +35383,6 @@ let response = client.list_forward_policies()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_forward_policies(&self) -> builder::ListForwardPolicies<'_> {
         builder::ListForwardPolicies::new(self)
     }
@@ -36222,7 +35400,6 @@ let response = client.get_forward_policy()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_forward_policy(&self) -> builder::GetForwardPolicy<'_> {
         builder::GetForwardPolicy::new(self)
     }
@@ -36256,7 +35433,6 @@ let response = client.list_contents()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_contents(&self) -> builder::ListContents<'_> {
         builder::ListContents::new(self)
     }
@@ -36274,7 +35450,6 @@ let response = client.register_content()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_content(&self) -> builder::RegisterContent<'_> {
         builder::RegisterContent::new(self)
     }
@@ -36292,7 +35467,6 @@ let response = client.get_content()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_content(&self) -> builder::GetContent<'_> {
         builder::GetContent::new(self)
     }
@@ -36310,7 +35484,6 @@ let response = client.delete_content()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_content(&self) -> builder::DeleteContent<'_> {
         builder::DeleteContent::new(self)
     }
@@ -36339,7 +35512,6 @@ let response = client.update_content()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn update_content(&self) -> builder::UpdateContent<'_> {
         builder::UpdateContent::new(self)
     }
@@ -36357,7 +35529,6 @@ let response = client.list_documents()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_documents(&self) -> builder::ListDocuments<'_> {
         builder::ListDocuments::new(self)
     }
@@ -36379,7 +35550,6 @@ let response = client.register_document()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_document(&self) -> builder::RegisterDocument<'_> {
         builder::RegisterDocument::new(self)
     }
@@ -36401,7 +35571,6 @@ let response = client.register_documents_bulk()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_documents_bulk(&self) -> builder::RegisterDocumentsBulk<'_> {
         builder::RegisterDocumentsBulk::new(self)
     }
@@ -36421,7 +35590,6 @@ let response = client.get_document()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_document(&self) -> builder::GetDocument<'_> {
         builder::GetDocument::new(self)
     }
@@ -36441,7 +35609,6 @@ let response = client.delete_document()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_document(&self) -> builder::DeleteDocument<'_> {
         builder::DeleteDocument::new(self)
     }
@@ -36470,7 +35637,6 @@ let response = client.update_document()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn update_document(&self) -> builder::UpdateDocument<'_> {
         builder::UpdateDocument::new(self)
     }
@@ -36502,7 +35668,6 @@ let response = client.get_play_information()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_play_information(&self) -> builder::GetPlayInformation<'_> {
         builder::GetPlayInformation::new(self)
     }
@@ -36520,7 +35685,6 @@ let response = client.list_posters()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_posters(&self) -> builder::ListPosters<'_> {
         builder::ListPosters::new(self)
     }
@@ -36542,7 +35706,6 @@ let response = client.register_poster()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_poster(&self) -> builder::RegisterPoster<'_> {
         builder::RegisterPoster::new(self)
     }
@@ -36564,7 +35727,6 @@ let response = client.register_posters_bulk()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_posters_bulk(&self) -> builder::RegisterPostersBulk<'_> {
         builder::RegisterPostersBulk::new(self)
     }
@@ -36586,7 +35748,6 @@ let response = client.reorder_posters()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn reorder_posters(&self) -> builder::ReorderPosters<'_> {
         builder::ReorderPosters::new(self)
     }
@@ -36606,7 +35767,6 @@ let response = client.get_poster()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_poster(&self) -> builder::GetPoster<'_> {
         builder::GetPoster::new(self)
     }
@@ -36626,7 +35786,6 @@ let response = client.delete_poster()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_poster(&self) -> builder::DeletePoster<'_> {
         builder::DeletePoster::new(self)
     }
@@ -36656,7 +35815,6 @@ let response = client.update_poster()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn update_poster(&self) -> builder::UpdatePoster<'_> {
         builder::UpdatePoster::new(self)
     }
@@ -36680,7 +35838,6 @@ let response = client.get_content_statistics()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_content_statistics(&self) -> builder::GetContentStatistics<'_> {
         builder::GetContentStatistics::new(self)
     }
@@ -36698,7 +35855,6 @@ let response = client.list_stream_sets()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_stream_sets(&self) -> builder::ListStreamSets<'_> {
         builder::ListStreamSets::new(self)
     }
@@ -36720,7 +35876,6 @@ let response = client.register_stream_set()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_stream_set(&self) -> builder::RegisterStreamSet<'_> {
         builder::RegisterStreamSet::new(self)
     }
@@ -36740,7 +35895,6 @@ let response = client.get_stream_set()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_stream_set(&self) -> builder::GetStreamSet<'_> {
         builder::GetStreamSet::new(self)
     }
@@ -36760,7 +35914,6 @@ let response = client.delete_stream_set()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_stream_set(&self) -> builder::DeleteStreamSet<'_> {
         builder::DeleteStreamSet::new(self)
     }
@@ -36790,7 +35943,6 @@ let response = client.update_stream_set()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn update_stream_set(&self) -> builder::UpdateStreamSet<'_> {
         builder::UpdateStreamSet::new(self)
     }
@@ -36808,7 +35960,6 @@ let response = client.list_streams()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_streams(&self) -> builder::ListStreams<'_> {
         builder::ListStreams::new(self)
     }
@@ -36830,7 +35981,6 @@ let response = client.register_stream()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_stream(&self) -> builder::RegisterStream<'_> {
         builder::RegisterStream::new(self)
     }
@@ -36852,7 +36002,6 @@ let response = client.register_streams_bulk()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_streams_bulk(&self) -> builder::RegisterStreamsBulk<'_> {
         builder::RegisterStreamsBulk::new(self)
     }
@@ -36872,7 +36021,6 @@ let response = client.get_stream()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_stream(&self) -> builder::GetStream<'_> {
         builder::GetStream::new(self)
     }
@@ -36892,7 +36040,6 @@ let response = client.delete_stream()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_stream(&self) -> builder::DeleteStream<'_> {
         builder::DeleteStream::new(self)
     }
@@ -36920,7 +36067,6 @@ let response = client.update_stream()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn update_stream(&self) -> builder::UpdateStream<'_> {
         builder::UpdateStream::new(self)
     }
@@ -36938,7 +36084,6 @@ let response = client.list_subtitles()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_subtitles(&self) -> builder::ListSubtitles<'_> {
         builder::ListSubtitles::new(self)
     }
@@ -36960,7 +36105,6 @@ let response = client.register_subtitle()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_subtitle(&self) -> builder::RegisterSubtitle<'_> {
         builder::RegisterSubtitle::new(self)
     }
@@ -36982,7 +36126,6 @@ let response = client.register_subtitles_bulk()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_subtitles_bulk(&self) -> builder::RegisterSubtitlesBulk<'_> {
         builder::RegisterSubtitlesBulk::new(self)
     }
@@ -37002,7 +36145,6 @@ let response = client.get_subtitle()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_subtitle(&self) -> builder::GetSubtitle<'_> {
         builder::GetSubtitle::new(self)
     }
@@ -37022,7 +36164,6 @@ let response = client.delete_subtitle()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_subtitle(&self) -> builder::DeleteSubtitle<'_> {
         builder::DeleteSubtitle::new(self)
     }
@@ -37051,7 +36192,6 @@ let response = client.update_subtitle()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn update_subtitle(&self) -> builder::UpdateSubtitle<'_> {
         builder::UpdateSubtitle::new(self)
     }
@@ -37081,7 +36221,6 @@ let response = client.list_viewing_pages()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_viewing_pages(&self) -> builder::ListViewingPages<'_> {
         builder::ListViewingPages::new(self)
     }
@@ -37101,7 +36240,6 @@ let response = client.register_viewing_page()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_viewing_page(&self) -> builder::RegisterViewingPage<'_> {
         builder::RegisterViewingPage::new(self)
     }
@@ -37119,7 +36257,6 @@ let response = client.get_viewing_page()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_viewing_page(&self) -> builder::GetViewingPage<'_> {
         builder::GetViewingPage::new(self)
     }
@@ -37137,7 +36274,6 @@ let response = client.delete_viewing_page()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_viewing_page(&self) -> builder::DeleteViewingPage<'_> {
         builder::DeleteViewingPage::new(self)
     }
@@ -37165,7 +36301,6 @@ let response = client.update_viewing_page()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn update_viewing_page(&self) -> builder::UpdateViewingPage<'_> {
         builder::UpdateViewingPage::new(self)
     }
@@ -37187,7 +36322,6 @@ let response = client.add_revoked_audience()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn add_revoked_audience(&self) -> builder::AddRevokedAudience<'_> {
         builder::AddRevokedAudience::new(self)
     }
@@ -37202,7 +36336,6 @@ let response = client.list_labels()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_labels(&self) -> builder::ListLabels<'_> {
         builder::ListLabels::new(self)
     }
@@ -37220,7 +36353,6 @@ let response = client.register_label()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn register_label(&self) -> builder::RegisterLabel<'_> {
         builder::RegisterLabel::new(self)
     }
@@ -37238,7 +36370,6 @@ let response = client.get_label()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_label(&self) -> builder::GetLabel<'_> {
         builder::GetLabel::new(self)
     }
@@ -37256,7 +36387,6 @@ let response = client.delete_label()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn delete_label(&self) -> builder::DeleteLabel<'_> {
         builder::DeleteLabel::new(self)
     }
@@ -37278,7 +36408,6 @@ let response = client.update_label()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn update_label(&self) -> builder::UpdateLabel<'_> {
         builder::UpdateLabel::new(self)
     }
@@ -37298,7 +36427,6 @@ let response = client.get_playlist_items()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_playlist_items(&self) -> builder::GetPlaylistItems<'_> {
         builder::GetPlaylistItems::new(self)
     }
@@ -37313,7 +36441,6 @@ let response = client.list_sites()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_sites(&self) -> builder::ListSites<'_> {
         builder::ListSites::new(self)
     }
@@ -37331,7 +36458,6 @@ let response = client.get_site()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_site(&self) -> builder::GetSite<'_> {
         builder::GetSite::new(self)
     }
@@ -37346,7 +36472,6 @@ let response = client.list_streaming_policies()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn list_streaming_policies(&self) -> builder::ListStreamingPolicies<'_> {
         builder::ListStreamingPolicies::new(self)
     }
@@ -37364,7 +36489,6 @@ let response = client.get_streaming_policy()
     .send()
     .await;
 ```*/
-    #[inline]
     pub fn get_streaming_policy(&self) -> builder::GetStreamingPolicy<'_> {
         builder::GetStreamingPolicy::new(self)
     }
@@ -37394,17 +36518,14 @@ impl Client {
     /// A client sending every call through `runtime`, which is built from
     /// this crate's [`operations::TABLE`] (a call with a runtime of another
     /// service is refused, not sent).
-    #[inline]
     pub fn new(runtime: ::vidplat_core::Runtime) -> Self {
         Self { runtime }
     }
     /// The runtime every call of this client goes through.
-    #[inline]
     pub fn runtime(&self) -> &::vidplat_core::Runtime {
         &self.runtime
     }
     /// The base URL, without a trailing `/`.
-    #[inline]
     pub fn baseurl(&self) -> &str {
         self.runtime.base_url()
     }
@@ -37424,7 +36545,6 @@ pub mod builder {
     }
     impl<'a> ListCategories<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37444,7 +36564,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37463,7 +36582,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/categories`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37476,7 +36594,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListCategories<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[0usize];
         type Success = types::CategoryList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37502,7 +36619,6 @@ pub mod builder {
     }
     impl<'a> RegisterCategory<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37542,7 +36658,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37567,7 +36682,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/categories`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37580,7 +36694,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[1usize];
         type Success = types::CategoryRegistration;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37604,7 +36717,6 @@ pub mod builder {
     }
     impl<'a> DeleteCategory<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37626,7 +36738,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37643,7 +36754,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/categories/{category-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37656,7 +36766,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[2usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37679,7 +36788,6 @@ pub mod builder {
     }
     impl<'a> GetCategory<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37710,7 +36818,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37735,7 +36842,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/categories/{category-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37748,7 +36854,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[3usize];
         type Success = types::Category;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37780,7 +36885,6 @@ pub mod builder {
     }
     impl<'a> UpdateCategory<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37831,7 +36935,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37862,7 +36965,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/categories/{category-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37875,7 +36977,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[4usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37899,7 +37000,6 @@ pub mod builder {
     }
     impl<'a> ListForwardPolicies<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -37908,7 +37008,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37919,7 +37018,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/content-forward-policies`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37932,7 +37030,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListForwardPolicies<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[5usize];
         type Success = types::ForwardPolicyList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37951,7 +37048,6 @@ pub mod builder {
     }
     impl<'a> GetForwardPolicy<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37973,7 +37069,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37990,7 +37085,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/content-forward-policies/{policy-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38003,7 +37097,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetForwardPolicy<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[6usize];
         type Success = types::ForwardPolicy;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38057,7 +37150,6 @@ pub mod builder {
     }
     impl<'a> ListContents<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38151,7 +37243,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38233,7 +37324,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38246,7 +37336,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListContents<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[7usize];
         type Success = types::ContentList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38291,7 +37380,6 @@ pub mod builder {
     }
     impl<'a> RegisterContent<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38322,7 +37410,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38341,7 +37428,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38354,7 +37440,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterContent<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[8usize];
         type Success = types::ContentRegistration;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38377,7 +37462,6 @@ pub mod builder {
     }
     impl<'a> DeleteContent<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38399,7 +37483,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38418,7 +37501,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/contents/{content-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38431,7 +37513,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteContent<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[9usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38454,7 +37535,6 @@ pub mod builder {
     }
     impl<'a> GetContent<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38476,7 +37556,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38495,7 +37574,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38508,7 +37586,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetContent<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[10usize];
         type Success = types::Content;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38535,7 +37612,6 @@ pub mod builder {
     }
     impl<'a> UpdateContent<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38577,7 +37653,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38604,7 +37679,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38617,7 +37691,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateContent<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[11usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38641,7 +37714,6 @@ pub mod builder {
     }
     impl<'a> ListDocuments<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38663,7 +37735,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38682,7 +37753,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/documents`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38695,7 +37765,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListDocuments<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[12usize];
         type Success = types::DocumentList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38722,7 +37791,6 @@ pub mod builder {
     }
     impl<'a> RegisterDocument<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38764,7 +37832,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38791,7 +37858,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/documents`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38804,7 +37870,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterDocument<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[13usize];
         type Success = types::RegisteredId;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38832,7 +37897,6 @@ pub mod builder {
     }
     impl<'a> RegisterDocumentsBulk<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38874,7 +37938,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38901,7 +37964,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/documents/bulk`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38914,7 +37976,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterDocumentsBulk<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[14usize];
         type Success = types::BulkRegistration;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38939,7 +38000,6 @@ pub mod builder {
     }
     impl<'a> DeleteDocument<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38972,7 +38032,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38997,7 +38056,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/contents/{content-name}/documents/{document-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39010,7 +38068,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteDocument<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[15usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39035,7 +38092,6 @@ pub mod builder {
     }
     impl<'a> GetDocument<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39068,7 +38124,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39093,7 +38148,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/documents/{document-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39106,7 +38160,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetDocument<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[16usize];
         type Success = types::Document;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39135,7 +38188,6 @@ pub mod builder {
     }
     impl<'a> UpdateDocument<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39188,7 +38240,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39221,7 +38272,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/documents/{document-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39234,7 +38284,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateDocument<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[17usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39287,7 +38336,6 @@ pub mod builder {
     }
     impl<'a> GetPlayInformation<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39380,7 +38428,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39463,7 +38510,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/play`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39476,7 +38522,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetPlayInformation<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[18usize];
         type Success = types::PlayInformation;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39516,7 +38561,6 @@ pub mod builder {
     }
     impl<'a> ListPosters<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39538,7 +38582,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39557,7 +38600,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/posters`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39570,7 +38612,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListPosters<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[19usize];
         type Success = types::PosterList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39597,7 +38638,6 @@ pub mod builder {
     }
     impl<'a> RegisterPoster<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39639,7 +38679,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39666,7 +38705,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/posters`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39679,7 +38717,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterPoster<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[20usize];
         type Success = types::RegisteredId;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39707,7 +38744,6 @@ pub mod builder {
     }
     impl<'a> RegisterPostersBulk<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39749,7 +38785,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39776,7 +38811,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/posters/bulk`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39789,7 +38823,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterPostersBulk<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[21usize];
         type Success = types::BulkRegistration;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39817,7 +38850,6 @@ pub mod builder {
     }
     impl<'a> ReorderPosters<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39859,7 +38891,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39886,7 +38917,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PUT /v1/contents/{content-name}/posters/order`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39899,7 +38929,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ReorderPosters<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[22usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39924,7 +38953,6 @@ pub mod builder {
     }
     impl<'a> DeletePoster<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39957,7 +38985,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39982,7 +39009,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/contents/{content-name}/posters/{poster-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39995,7 +39021,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeletePoster<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[23usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40020,7 +39045,6 @@ pub mod builder {
     }
     impl<'a> GetPoster<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40053,7 +39077,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40078,7 +39101,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/posters/{poster-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40091,7 +39113,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetPoster<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[24usize];
         type Success = types::Poster;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40120,7 +39141,6 @@ pub mod builder {
     }
     impl<'a> UpdatePoster<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40173,7 +39193,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40206,7 +39225,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/posters/{poster-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40219,7 +39237,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdatePoster<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[25usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40256,7 +39273,6 @@ pub mod builder {
     }
     impl<'a> GetContentStatistics<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40305,7 +39321,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40344,7 +39359,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/statistics`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40357,7 +39371,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetContentStatistics<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[26usize];
         type Success = types::ContentStatistics;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40383,7 +39396,6 @@ pub mod builder {
     }
     impl<'a> ListStreamSets<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40405,7 +39417,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40424,7 +39435,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/stream-sets`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40437,7 +39447,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListStreamSets<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[27usize];
         type Success = types::StreamSetList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40464,7 +39473,6 @@ pub mod builder {
     }
     impl<'a> RegisterStreamSet<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40506,7 +39514,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40533,7 +39540,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/stream-sets`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40546,7 +39552,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterStreamSet<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[28usize];
         type Success = types::StreamSetRegistration;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40571,7 +39576,6 @@ pub mod builder {
     }
     impl<'a> DeleteStreamSet<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40604,7 +39608,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40629,7 +39632,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/contents/{content-name}/stream-sets/{set-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40642,7 +39644,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteStreamSet<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[29usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40667,7 +39668,6 @@ pub mod builder {
     }
     impl<'a> GetStreamSet<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40700,7 +39700,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40725,7 +39724,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/stream-sets/{set-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40738,7 +39736,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetStreamSet<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[30usize];
         type Success = types::StreamSet;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40767,7 +39764,6 @@ pub mod builder {
     }
     impl<'a> UpdateStreamSet<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40820,7 +39816,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40853,7 +39848,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/stream-sets/{set-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40866,7 +39860,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateStreamSet<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[31usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40891,7 +39884,6 @@ pub mod builder {
     }
     impl<'a> ListStreams<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40913,7 +39905,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40932,7 +39923,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/streams`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40945,7 +39935,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListStreams<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[32usize];
         type Success = types::StreamList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40972,7 +39961,6 @@ pub mod builder {
     }
     impl<'a> RegisterStream<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41014,7 +40002,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41041,7 +40028,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/streams`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41054,7 +40040,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterStream<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[33usize];
         type Success = types::RegisteredId;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41082,7 +40067,6 @@ pub mod builder {
     }
     impl<'a> RegisterStreamsBulk<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41124,7 +40108,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41151,7 +40134,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/streams/bulk`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41164,7 +40146,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterStreamsBulk<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[34usize];
         type Success = types::BulkRegistration;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41189,7 +40170,6 @@ pub mod builder {
     }
     impl<'a> DeleteStream<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41222,7 +40202,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41247,7 +40226,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/contents/{content-name}/streams/{stream-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41260,7 +40238,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteStream<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[35usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41285,7 +40262,6 @@ pub mod builder {
     }
     impl<'a> GetStream<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41318,7 +40294,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41343,7 +40318,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/streams/{stream-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41356,7 +40330,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetStream<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[36usize];
         type Success = types::Stream;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41385,7 +40358,6 @@ pub mod builder {
     }
     impl<'a> UpdateStream<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41438,7 +40410,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41471,7 +40442,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/streams/{stream-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41484,7 +40454,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateStream<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[37usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41509,7 +40478,6 @@ pub mod builder {
     }
     impl<'a> ListSubtitles<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41531,7 +40499,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41550,7 +40517,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/subtitles`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41563,7 +40529,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListSubtitles<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[38usize];
         type Success = types::SubtitleList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41590,7 +40555,6 @@ pub mod builder {
     }
     impl<'a> RegisterSubtitle<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41632,7 +40596,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41659,7 +40622,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/subtitles`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41672,7 +40634,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterSubtitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[39usize];
         type Success = types::RegisteredId;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41700,7 +40661,6 @@ pub mod builder {
     }
     impl<'a> RegisterSubtitlesBulk<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41742,7 +40702,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41769,7 +40728,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/subtitles/bulk`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41782,7 +40740,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterSubtitlesBulk<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[40usize];
         type Success = types::BulkRegistration;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41807,7 +40764,6 @@ pub mod builder {
     }
     impl<'a> DeleteSubtitle<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41840,7 +40796,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41865,7 +40820,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/contents/{content-name}/subtitles/{subtitle-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41878,7 +40832,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteSubtitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[41usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41903,7 +40856,6 @@ pub mod builder {
     }
     impl<'a> GetSubtitle<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41936,7 +40888,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41961,7 +40912,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/subtitles/{subtitle-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41974,7 +40924,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetSubtitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[42usize];
         type Success = types::Subtitle;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42003,7 +40952,6 @@ pub mod builder {
     }
     impl<'a> UpdateSubtitle<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42056,7 +41004,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42089,7 +41036,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/subtitles/{subtitle-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42102,7 +41048,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateSubtitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[43usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42154,7 +41099,6 @@ pub mod builder {
     }
     impl<'a> ListViewingPages<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42228,7 +41172,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42288,7 +41231,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/instant-pages`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42301,7 +41243,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListViewingPages<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[44usize];
         type Success = types::ViewingPageList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42333,7 +41274,6 @@ pub mod builder {
     }
     impl<'a> RegisterViewingPage<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42364,7 +41304,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42383,7 +41322,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/instant-pages`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42396,7 +41334,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterViewingPage<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[45usize];
         type Success = types::ViewingPageRegistration;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42419,7 +41356,6 @@ pub mod builder {
     }
     impl<'a> DeleteViewingPage<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42441,7 +41377,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42458,7 +41393,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/instant-pages/{page-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42471,7 +41405,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteViewingPage<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[46usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42490,7 +41423,6 @@ pub mod builder {
     }
     impl<'a> GetViewingPage<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42512,7 +41444,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42529,7 +41460,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/instant-pages/{page-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42542,7 +41472,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetViewingPage<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[47usize];
         type Success = types::ViewingPage;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42565,7 +41494,6 @@ pub mod builder {
     }
     impl<'a> UpdateViewingPage<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42607,7 +41535,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42632,7 +41559,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/instant-pages/{page-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42645,7 +41571,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateViewingPage<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[48usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42673,7 +41598,6 @@ pub mod builder {
     }
     impl<'a> AddRevokedAudience<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42715,7 +41639,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42740,7 +41663,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/instant-pages/{page-id}/revoked-audiences`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42753,7 +41675,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for AddRevokedAudience<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[49usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42776,7 +41697,6 @@ pub mod builder {
     }
     impl<'a> ListLabels<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -42785,7 +41705,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42796,7 +41715,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/labels`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42809,7 +41727,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListLabels<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[50usize];
         type Success = types::LabelList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42831,7 +41748,6 @@ pub mod builder {
     }
     impl<'a> RegisterLabel<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42862,7 +41778,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42881,7 +41796,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/labels`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42894,7 +41808,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterLabel<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[51usize];
         type Success = types::RegisteredId;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42917,7 +41830,6 @@ pub mod builder {
     }
     impl<'a> DeleteLabel<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42939,7 +41851,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42956,7 +41867,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/labels/{label-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42969,7 +41879,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteLabel<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[52usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42988,7 +41897,6 @@ pub mod builder {
     }
     impl<'a> GetLabel<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -43010,7 +41918,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -43027,7 +41934,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/labels/{label-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -43040,7 +41946,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetLabel<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[53usize];
         type Success = types::Label;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -43063,7 +41968,6 @@ pub mod builder {
     }
     impl<'a> UpdateLabel<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -43105,7 +42009,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -43130,7 +42033,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/labels/{label-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -43143,7 +42045,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateLabel<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[54usize];
         type Success = ();
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -43174,7 +42075,6 @@ pub mod builder {
     }
     impl<'a> GetPlaylistItems<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -43205,7 +42105,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -43230,7 +42129,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/playlists/{playlist-name}/items`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -43243,7 +42141,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetPlaylistItems<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[55usize];
         type Success = types::PlaylistItems;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -43266,7 +42163,6 @@ pub mod builder {
     }
     impl<'a> ListSites<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -43275,7 +42171,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -43286,7 +42181,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/sites`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -43299,7 +42193,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListSites<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[56usize];
         type Success = types::SiteList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -43318,7 +42211,6 @@ pub mod builder {
     }
     impl<'a> GetSite<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -43340,7 +42232,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -43357,7 +42248,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/sites/{site-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -43370,7 +42260,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetSite<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[57usize];
         type Success = types::Site;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -43388,7 +42277,6 @@ pub mod builder {
     }
     impl<'a> ListStreamingPolicies<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -43397,7 +42285,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -43408,7 +42295,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/streaming-policies`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -43421,7 +42307,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListStreamingPolicies<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[58usize];
         type Success = types::StreamingPolicyList;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -43440,7 +42325,6 @@ pub mod builder {
     }
     impl<'a> GetStreamingPolicy<'a> {
         /// A builder with nothing set.
-        #[inline]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -43462,7 +42346,6 @@ pub mod builder {
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
-        #[inline]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -43479,7 +42362,6 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/streaming-policies/{policy-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
-        #[inline]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -43492,7 +42374,6 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetStreamingPolicy<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[59usize];
         type Success = types::StreamingPolicy;
-        #[inline]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -43763,13 +42644,11 @@ pub mod builder {
         )
     }
     impl<'a> ::vidplat_core::Paginated for ListContents<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_number(
                 ::vidplat_core::__private::paging_field(&self.page),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -43781,13 +42660,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for ListViewingPages<'a> {
-        #[inline]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_number(
                 ::vidplat_core::__private::paging_field(&self.page),
             )
         }
-        #[inline]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -43800,18 +42677,15 @@ pub mod builder {
     }
     impl<'a> GetContentStatistics<'a> {
         /// Sets the period: `start` and `end` to its first and last day.
-        #[inline]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(::vidplat_core::Date::from(period.first()))
                 .end(::vidplat_core::Date::from(period.last()))
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for GetContentStatistics<'a> {
-        #[inline]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
-        #[inline]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }

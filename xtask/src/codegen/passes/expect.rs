@@ -7,8 +7,6 @@ pub enum Expect {
     Exactly(usize),
     /// At least one.
     Some,
-    /// At least this many.
-    AtLeast(usize),
     /// None may be needed (the YAML has nothing for the pass to do).
     Any,
 }
