@@ -74,6 +74,12 @@ fn global_args() -> Vec<Arg> {
                 .help("The columns of the output, in every format (dotted paths into each row) [default: a table shows a list's chosen columns, csv every member, json each row whole]"),
         ),
         global(
+            Arg::new("jq")
+                .long("jq")
+                .value_name("EXPR")
+                .help("Filter what is printed with a jq expression, each row of a list (or the value) as JSON, before --columns and the format: `--jq 'select(.status == \"failed\") | {id, error_code}'`"),
+        ),
+        global(
             Arg::new("debug")
                 .long("debug")
                 .action(ArgAction::SetTrue)

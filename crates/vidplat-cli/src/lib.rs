@@ -11,6 +11,7 @@ mod config;
 mod confirm;
 mod failure;
 mod flags;
+mod jq;
 mod output;
 mod progress;
 mod run;
@@ -105,12 +106,18 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
         .and_then(|o| Format::parse(o))
         .unwrap_or(if io.terminal { Format::Table } else { Format::Json });
     let columns: Option<Vec<String>> = matches.get_many::<String>("columns").map(|c| c.cloned().collect());
+    // A filter that does not compile is refused before anything is read or sent.
+    let jq = match matches.get_one::<String>("jq") {
+        Some(code) => Some(std::sync::Arc::new(jq::Jq::compile(code)?)),
+        None => None,
+    };
+    let shape = output::Shape { columns, jq };
     let (name, sub) = matches
         .subcommand()
         .ok_or_else(|| Failure::invalid("vidplat", "needs a command"))?;
     let timeout = matches.get_one::<Duration>("timeout").copied();
     if let Some(extra) = Extra::find(None, name) {
-        let invocation = invocation(matches, sub, io, format, columns, timeout);
+        let invocation = invocation(matches, sub, io, format, shape, timeout);
         return extra.run(invocation).await;
     }
     let service = SERVICES
@@ -147,10 +154,10 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
             confirm::destroying(&destroyed(spec, &args), flag(op_matches, "yes"), io)?;
         }
         let wait = commands::waits_after(spec.operation) && flag(op_matches, "wait") && show.is_none();
-        let row_columns = columns.clone().or_else(|| spec.default_columns(format));
+        let row_shape = shape.clone().or_columns(|| spec.default_columns(format));
         let runner = Runner {
             format,
-            columns: row_columns.clone(),
+            shape: row_shape.clone(),
             show,
             all: spec.list() && flag(op_matches, "all"),
             prefetch: one::<u16>(op_matches, "prefetch").map_or(1, usize::from),
@@ -188,13 +195,13 @@ async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> 
                 .filter_map(|t| t["id"].as_u64())
                 .collect();
             writeln!(io.stderr, "registered {} task(s): {ids:?}", ids.len())?;
-            let invocation = invocation(matches, op_matches, io, format, columns, timeout);
+            let invocation = invocation(matches, op_matches, io, format, shape, timeout);
             return commands::wait_tasks(&client, &ids, invocation).await;
         }
-        return shown(output::value(io.stdout, format, row_columns, &value)?, io.stderr);
+        return shown(output::value(io.stdout, format, row_shape, &value)?, io.stderr);
     }
     let extra = Extra::find(Some(service), command).ok_or_else(|| Failure::unknown_command(name, command))?;
-    let invocation = invocation(matches, op_matches, io, format, columns, timeout);
+    let invocation = invocation(matches, op_matches, io, format, shape, timeout);
     extra.run(invocation).await
 }
 
@@ -225,7 +232,7 @@ fn invocation<'a, 'io>(
     matches: &'a ArgMatches,
     io: &'a mut Io<'io>,
     format: Format,
-    columns: Option<Vec<String>>,
+    shape: output::Shape,
     timeout: Option<Duration>,
 ) -> Invocation<'a, 'io> {
     Invocation {
@@ -233,7 +240,7 @@ fn invocation<'a, 'io>(
         matches,
         io,
         format,
-        columns,
+        shape,
         timeout,
         root,
     }

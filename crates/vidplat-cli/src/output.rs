@@ -28,12 +28,37 @@ impl Format {
     }
 }
 
+/// How what a command prints is shaped before its format writes it: `--jq`
+/// first (on each row of a list, or on a value), then `--columns`.
+#[derive(Clone, Debug, Default)]
+pub struct Shape {
+    pub columns: Option<Vec<String>>,
+    pub jq: Option<std::sync::Arc<crate::jq::Jq>>,
+}
+
+impl Shape {
+    /// The same, with `default` as the columns when `--columns` named none.
+    pub fn or_columns(mut self, default: impl FnOnce() -> Option<Vec<String>>) -> Self {
+        if self.columns.is_none() {
+            self.columns = default();
+        }
+        self
+    }
+}
+
+impl From<Option<Vec<String>>> for Shape {
+    fn from(columns: Option<Vec<String>>) -> Self {
+        Self { columns, jq: None }
+    }
+}
+
 /// Writes rows one at a time: JSON as one array, NDJSON a line each, YAML a
 /// sequence, CSV a header then a record each. A table is drawn at the end
 /// (it needs every row to size its columns; prefer ndjson or csv for long lists).
 pub struct RowWriter {
     format: Format,
     columns: Option<Vec<String>>,
+    jq: Option<std::sync::Arc<crate::jq::Jq>>,
     rows: usize,
     table: Vec<Vec<String>>,
     /// One JSON row, serialized here and written in one piece: serde_json's
@@ -42,10 +67,12 @@ pub struct RowWriter {
 }
 
 impl RowWriter {
-    pub fn new(format: Format, columns: Option<Vec<String>>) -> Self {
+    pub fn new(format: Format, shape: impl Into<Shape>) -> Self {
+        let Shape { columns, jq } = shape.into();
         Self {
             format,
             columns,
+            jq,
             rows: 0,
             table: Vec::new(),
             line: Vec::new(),
@@ -53,6 +80,18 @@ impl RowWriter {
     }
 
     pub fn row<T: Serialize>(&mut self, out: &mut dyn Write, row: &T) -> io::Result<()> {
+        // `--jq` first: each row is what the filter outputs for it (none, one or more).
+        if let Some(jq) = self.jq.clone() {
+            let value = serde_json::to_value(row).map_err(io::Error::other)?;
+            for output in jq.apply(value)? {
+                self.projected_row(out, &output)?;
+            }
+            return Ok(());
+        }
+        self.projected_row(out, row)
+    }
+
+    fn projected_row<T: Serialize>(&mut self, out: &mut dyn Write, row: &T) -> io::Result<()> {
         // `--columns` shapes every format's rows, JSON's too (gh's `--json fields`).
         if let (Some(columns), Format::Json | Format::Ndjson | Format::Yaml) = (&self.columns, self.format) {
             let value = serde_json::to_value(row).map_err(io::Error::other)?;
@@ -169,15 +208,23 @@ impl Finished {
 pub fn value(
     out: &mut dyn Write,
     format: Format,
-    columns: Option<Vec<String>>,
+    shape: impl Into<Shape>,
     value: &Value,
 ) -> io::Result<Option<&'static str>> {
+    let Shape { columns, jq } = shape.into();
     if let Some(items) = value.get("data").and_then(Value::as_array) {
-        let mut rows = RowWriter::new(format, columns);
+        let mut rows = RowWriter::new(format, Shape { columns, jq });
         for row in items {
             rows.row(out, row)?;
         }
         return Ok(rows.finish(out)?.note());
+    }
+    if let Some(jq) = jq {
+        // Each output of the filter, written as a value of its own.
+        for output in jq.apply(value.clone())? {
+            self::value(out, format, columns.clone(), &output)?;
+        }
+        return Ok(None);
     }
     // `--columns` shapes one value as it shapes each row.
     let projected;

@@ -345,7 +345,8 @@ pub enum Show {
 /// How the operation commands of one invocation run and print.
 pub struct Runner<'a> {
     pub format: Format,
-    pub columns: Option<Vec<String>>,
+    /// `--jq`, then `--columns` (or the operation's default columns).
+    pub shape: crate::output::Shape,
     pub show: Option<Show>,
     pub all: bool,
     pub prefetch: usize,
@@ -386,7 +387,7 @@ impl Runner<'_> {
         if let Some(show) = self.show {
             return self.show_request(call, show);
         }
-        let mut rows = RowWriter::new(self.format, self.columns.clone());
+        let mut rows = RowWriter::new(self.format, self.shape.clone());
         let limit = self.max_items.unwrap_or(usize::MAX);
         // Borrowed per write, never across an await.
         let out = || self.out.borrow_mut();

@@ -3744,3 +3744,84 @@ async fn watch_exec_runs_a_poll_s_events_at_once_with_parallel() {
     assert_eq!(watched.stdout.lines().count(), 3, "{watched:?}");
     assert_eq!(watched.stderr, "watch: 3 event(s), 2 call(s)\n", "no command failed");
 }
+
+/// `--jq`: each row of a list (or the one value) filtered as JSON before
+/// `--columns` and the format; an expression that does not compile exits 2
+/// with nothing sent.
+#[tokio::test]
+async fn jq_filters_each_row_before_columns_and_a_broken_one_sends_nothing() {
+    let cli = Cli::start().await;
+    let profile = cli.profile().await;
+    cli.sim.add_input_file("fail-me.mp4", 1_000);
+    let mut failed_id = String::new();
+    for input in ["movie.mp4", "fail-me.mp4"] {
+        let registered = cli
+            .run(&[
+                "encoder",
+                "register-task",
+                "--profile-id",
+                &profile,
+                "--input-filepath",
+                input,
+                "--wait",
+                "-o",
+                "json",
+            ])
+            .await;
+        if input == "fail-me.mp4" {
+            assert_eq!(registered.code, 4, "{registered:?}");
+            failed_id = registered.json()[0]["id"].to_string();
+        }
+    }
+    let failed = cli
+        .run(&[
+            "encoder",
+            "list-tasks",
+            "--all",
+            "-o",
+            "ndjson",
+            "--jq",
+            "select(.status == \"failed\") | {id, error_code}",
+        ])
+        .await;
+    assert_eq!(failed.code, 0, "{failed:?}");
+    // Members print sorted, as everywhere in vidplat's JSON.
+    assert_eq!(failed.stdout, format!("{{\"error_code\":1001,\"id\":{failed_id}}}\n"));
+
+    let csv = cli
+        .run(&[
+            "encoder",
+            "list-tasks",
+            "-o",
+            "csv",
+            "--jq",
+            "{id, state: .status}",
+            "--columns",
+            "state",
+        ])
+        .await;
+    assert_eq!(csv.code, 0, "{csv:?}");
+    let mut lines: Vec<&str> = csv.stdout.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(lines, ["failed", "ready", "state"]);
+
+    let counts = cli
+        .run(&["encoder", "get-task-counts", "-o", "json", "--jq", ".ready"])
+        .await;
+    assert_eq!((counts.code, counts.stdout.as_str()), (0, "1\n"), "{counts:?}");
+
+    let before = cli.sim.journal().len();
+    let broken = cli.run(&["encoder", "list-tasks", "--jq", ".[ | "]).await;
+    assert_eq!((broken.code, broken.stdout.as_str()), (2, ""), "{broken:?}");
+    assert_eq!(
+        broken.stderr,
+        "error: invalid input, not sent: `--jq` does not parse: expected closing bracket at the end\n"
+    );
+    let unknown = cli.run(&["encoder", "list-tasks", "--jq", "no_such_filter(1)"]).await;
+    assert_eq!(unknown.code, 2, "{unknown:?}");
+    assert!(
+        unknown.stderr.contains("`no_such_filter/1`") || unknown.stderr.contains("`no_such_filter`"),
+        "{unknown:?}"
+    );
+    assert_eq!(cli.sim.journal().len(), before, "nothing was sent");
+}

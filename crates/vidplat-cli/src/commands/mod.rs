@@ -160,7 +160,8 @@ pub struct Invocation<'a, 'io> {
     pub matches: &'a ArgMatches,
     pub io: &'a mut Io<'io>,
     pub format: Format,
-    pub columns: Option<Vec<String>>,
+    /// `--jq` and `--columns`.
+    pub shape: crate::output::Shape,
     /// `--timeout`.
     pub timeout: Option<Duration>,
     /// The whole command tree (for the completion scripts).
@@ -175,7 +176,7 @@ impl Invocation<'_, '_> {
 
     /// `value` on stdout in the chosen format; an empty table's note on stderr.
     pub fn print(self, value: &Value) -> Result<(), Failure> {
-        if let Some(note) = output::value(self.io.stdout, self.format, self.columns, value)? {
+        if let Some(note) = output::value(self.io.stdout, self.format, self.shape, value)? {
             writeln!(self.io.stderr, "{note}")?;
         }
         Ok(())

@@ -80,12 +80,12 @@ pub async fn wait_tasks(client: &Client, ids: &[u64], invocation: Invocation<'_,
         matches,
         io,
         format,
-        columns,
+        shape,
         timeout,
         ..
     } = invocation;
     // Tasks are printed as `list-tasks` prints them.
-    let columns = columns.or_else(|| {
+    let shape = shape.or_columns(|| {
         crate::spec::of_operation(vidplat_core::Service::Encoder, "list_tasks")
             .and_then(|list| list.default_columns(format))
     });
@@ -113,7 +113,7 @@ pub async fn wait_tasks(client: &Client, ids: &[u64], invocation: Invocation<'_,
     }
     drop(statuses);
     finals.sort_by_key(|(id, _)| ids.iter().position(|i| i == id));
-    let mut rows = RowWriter::new(format, columns);
+    let mut rows = RowWriter::new(format, shape);
     for (_, task) in &finals {
         rows.row(io.stdout, task)?;
     }

@@ -29,7 +29,7 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         matches,
         io,
         format,
-        columns,
+        shape,
         timeout,
         ..
     } = invocation;
@@ -63,7 +63,7 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     drop(statuses);
     let job = job?;
     let shown = serde_json::to_value(&job).map_err(|e| Failure::Output(std::io::Error::other(e)))?;
-    if let Some(note) = output::value(io.stdout, format, columns, &shown)? {
+    if let Some(note) = output::value(io.stdout, format, shape, &shown)? {
         writeln!(io.stderr, "{note}")?;
     }
     let status = serde_json::to_value(&job.task_status).unwrap_or_default();
