@@ -77,6 +77,8 @@ enum Task {
     /// `vidplat encoder list-tasks --all --output ndjson` against the equivalent SDK program,
     /// whole processes over a local server: time ratio and peak memory at several list lengths.
     CliBench(cli_bench::Options),
+    /// The command line's man pages into DIR (`vidplat man DIR`: vidplat.1 and one per command).
+    Man { dir: PathBuf },
     /// Everything CI runs: fmt, clippy, docs, lint, crosscheck, codegen checks, tests, package, conformance.
     Ci {
         /// The documents, beside the clone in CI (a user's clone has none).
@@ -89,6 +91,29 @@ fn main() -> Result<()> {
     match Cli::parse().command {
         Task::Codegen { check, without } => codegen::run_without(check, &without).and_then(|()| gaps::run(check)),
         Task::Gaps { check } => gaps::run(check),
+        Task::Man { dir } => {
+            // DIR is the caller's, whatever directory cargo runs in.
+            let dir = std::path::absolute(&dir).context("the directory")?;
+            let status = services::cargo()
+                .args([
+                    "run",
+                    "--quiet",
+                    "--package",
+                    "vidplat-cli",
+                    "--bin",
+                    "vidplat",
+                    "--",
+                    "man",
+                ])
+                .arg(&dir)
+                .current_dir(services::repo_root())
+                .status()
+                .context("running cargo")?;
+            if !status.success() {
+                bail!("vidplat man {} failed: {status}", dir.display());
+            }
+            Ok(())
+        }
         Task::Crosscheck { docs } => crosscheck::run(docs.as_deref()),
         Task::Lint => lint::run_all(),
         Task::Conformance { built_by_tests } => conformance::run_all(if built_by_tests {
@@ -379,7 +404,7 @@ mod tests {
             .get_subcommands()
             .map(|c| c.get_name().to_owned())
             .collect();
-        assert_eq!(tasks.len(), 11, "{tasks:?}");
+        assert_eq!(tasks.len(), 12, "{tasks:?}");
         for task in tasks {
             let error = Cli::try_parse_from(["cargo xtask", task.as_str(), "--help"]).unwrap_err();
             assert_eq!(error.kind(), clap::error::ErrorKind::DisplayHelp, "{task}");

@@ -3825,3 +3825,54 @@ async fn jq_filters_each_row_before_columns_and_a_broken_one_sends_nothing() {
     );
     assert_eq!(cli.sim.journal().len(), before, "nothing was sent");
 }
+
+/// `vidplat man DIR` writes a page per command, which groff renders with no
+/// warning (all of them asked for) and `man -l` shows.
+#[tokio::test]
+async fn man_pages_are_written_for_every_command_and_render_without_a_warning() {
+    let cli = Cli::start().await;
+    let dir = tempfile::tempdir().expect("a directory");
+    let written = cli.run(&["man", &dir.path().to_string_lossy(), "-o", "json"]).await;
+    assert_eq!(written.code, 0, "{written:?}");
+    let mut pages: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path())
+        .expect("read")
+        .map(|entry| entry.expect("an entry").path())
+        .collect();
+    pages.sort();
+    assert_eq!(written.json()["pages"], pages.len());
+    for name in [
+        "vidplat.1",
+        "vidplat-encoder-list-tasks.1",
+        "vidplat-watch-tasks.1",
+        "vidplat-man.1",
+    ] {
+        assert!(dir.path().join(name).is_file(), "{name}");
+    }
+    assert!(!dir.path().join("vidplat-help.1").exists(), "clap's help is no page");
+    let groff = std::process::Command::new("groff")
+        .args(["-k", "-man", "-Tutf8", "-ww", "-z"])
+        .args(&pages)
+        .output();
+    let Ok(groff) = groff else {
+        assert!(
+            std::env::var("VIDPLAT_REQUIRE_MAN").as_deref() != Ok("1"),
+            "VIDPLAT_REQUIRE_MAN=1 and no groff"
+        );
+        eprintln!("skipped: no groff");
+        return;
+    };
+    assert!(groff.status.success());
+    assert_eq!(String::from_utf8_lossy(&groff.stderr), "", "groff warns");
+    let man = std::process::Command::new("man")
+        .args(["-l", &dir.path().join("vidplat-encoder-list-tasks.1").to_string_lossy()])
+        .env("MANPAGER", "cat")
+        .env("MANWIDTH", "100")
+        .output()
+        .expect("man runs where groff does");
+    assert_eq!(String::from_utf8_lossy(&man.stderr), "");
+    let shown = String::from_utf8_lossy(&man.stdout);
+    assert!(
+        shown.contains("vidplat-encoder-list-tasks") && shown.contains("--per-page"),
+        "{shown}"
+    );
+}

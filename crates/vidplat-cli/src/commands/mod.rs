@@ -6,6 +6,7 @@ mod batch;
 mod catalog;
 mod completion;
 mod export;
+mod man;
 mod profile;
 mod quota;
 mod sign_page;
@@ -46,11 +47,12 @@ pub enum Extra {
     Profile,
     Sim,
     Completion,
+    Man,
 }
 
 impl Extra {
     /// Every one, in the order help lists them.
-    pub const ALL: [Extra; 13] = [
+    pub const ALL: [Extra; 14] = [
         Extra::WaitTask,
         Extra::WaitTaskImport,
         Extra::SignPage,
@@ -64,6 +66,7 @@ impl Extra {
         Extra::Profile,
         Extra::Sim,
         Extra::Completion,
+        Extra::Man,
     ];
 
     /// Its name on the command line.
@@ -82,6 +85,7 @@ impl Extra {
             Extra::Profile => "profile",
             Extra::Sim => "sim",
             Extra::Completion => "completion",
+            Extra::Man => "man",
         }
     }
 
@@ -97,7 +101,8 @@ impl Extra {
             | Extra::Webhook
             | Extra::Profile
             | Extra::Sim
-            | Extra::Completion => None,
+            | Extra::Completion
+            | Extra::Man => None,
         }
     }
 
@@ -128,6 +133,7 @@ impl Extra {
             Extra::Profile => profile::define(command),
             Extra::Sim => sim::define(command),
             Extra::Completion => completion::define(command),
+            Extra::Man => man::define(command),
         }
     }
 
@@ -147,6 +153,7 @@ impl Extra {
             Extra::Profile => profile::run(invocation).await,
             Extra::Sim => sim::run(invocation).await,
             Extra::Completion => completion::run(invocation).await,
+            Extra::Man => man::run(invocation).await,
         }
     }
 }
