@@ -3590,16 +3590,14 @@ async fn watch_forwards_each_event_signed_retried_under_one_id_then_dead_lettere
     assert_eq!(cli.sim.journal().len(), before, "nothing was called");
 }
 
-/// Killed while it handled a poll's events, a watch restarted from its
-/// cursor prints again only that poll's unhandled events, byte for byte (the
-/// same ids); the events handled before are not repeated. The simulator's
-/// tasks move only when the test steps its clock.
-#[tokio::test]
-async fn watch_killed_mid_batch_repeats_at_most_that_batch_with_the_same_ids() {
-    use tokio::io::AsyncBufReadExt as _;
-    let step = Duration::from_secs(3600);
+/// A simulator step longer than any test: tasks move only when a test steps the clock.
+const HELD_STEP: Duration = Duration::from_secs(3600);
+
+/// A command line over a simulator holding three waiting tasks that move
+/// only when the clock is stepped ([`HELD_STEP`]).
+async fn three_waiting_tasks() -> Cli {
     let cli = Cli::start_with(SimConfig {
-        task_step: step,
+        task_step: HELD_STEP,
         ..SimConfig::fast()
     })
     .await;
@@ -3617,6 +3615,18 @@ async fn watch_killed_mid_batch_repeats_at_most_that_batch_with_the_same_ids() {
             .await;
         assert_eq!(registered.code, 0, "{registered:?}");
     }
+    cli
+}
+
+/// Killed while it handled a poll's events, a watch restarted from its
+/// cursor prints again only that poll's unhandled events, byte for byte (the
+/// same ids); the events handled before are not repeated. The simulator's
+/// tasks move only when the test steps its clock.
+#[tokio::test]
+async fn watch_killed_mid_batch_repeats_at_most_that_batch_with_the_same_ids() {
+    use tokio::io::AsyncBufReadExt as _;
+    let step = HELD_STEP;
+    let cli = three_waiting_tasks().await;
     let dir = tempfile::tempdir().expect("a directory");
     let cursor = dir.path().join("tasks.cursor");
     let handled = dir.path().join("handled");
@@ -3712,25 +3722,7 @@ async fn watch_killed_mid_batch_repeats_at_most_that_batch_with_the_same_ids() {
 /// not: run one at a time, the first would fail.
 #[tokio::test]
 async fn watch_exec_runs_a_poll_s_events_at_once_with_parallel() {
-    let cli = Cli::start_with(SimConfig {
-        task_step: Duration::from_secs(3600),
-        ..SimConfig::fast()
-    })
-    .await;
-    let profile = cli.profile().await;
-    for _ in 0..3 {
-        let registered = cli
-            .run(&[
-                "encoder",
-                "register-task",
-                "--profile-id",
-                &profile,
-                "--input-filepath",
-                "movie.mp4",
-            ])
-            .await;
-        assert_eq!(registered.code, 0, "{registered:?}");
-    }
+    let cli = three_waiting_tasks().await;
     let dir = tempfile::tempdir().expect("a directory");
     let started = dir.path().join("started");
     let exec = format!(
