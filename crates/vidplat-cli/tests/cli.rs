@@ -3587,6 +3587,15 @@ async fn watch_forwards_each_event_signed_retried_under_one_id_then_dead_lettere
         unsigned.stderr.contains("needs a secret: --secret-file FILE"),
         "{unsigned:?}"
     );
+    let unforwarded = cli
+        .run(&["watch", "tasks", "--count", "1", "--secret-file", &secret_path])
+        .await;
+    assert_eq!(
+        (unforwarded.code, unforwarded.stdout.as_str()),
+        (2, ""),
+        "{unforwarded:?}"
+    );
+    assert!(unforwarded.stderr.contains("--forward-to"), "{unforwarded:?}");
     assert_eq!(cli.sim.journal().len(), before, "nothing was called");
 }
 

@@ -182,7 +182,7 @@ impl fmt::Display for BaseUrl {
 }
 
 /// Whether a request may go to `url`: `https`, or `http` to a loopback host, or `http` by explicit consent.
-pub(crate) fn is_secure_enough(url: &reqwest::Url, allow_insecure_http: bool) -> bool {
+pub fn is_secure_enough(url: &reqwest::Url, allow_insecure_http: bool) -> bool {
     match url.scheme() {
         "https" => true,
         "http" => allow_insecure_http || is_loopback(url),

@@ -100,26 +100,33 @@ fn source(name: &'static str, about: &'static str, what: &'static str, examples:
              `webhook-signature`); https, or http to a loopback address; retried with backoff, then written \
              to the --dead-letter file",
         ))
-        .arg(value(
-            "secret-file",
-            "FILE",
-            "The `whsec_…` secret --forward-to signs with [default: the profile's `webhook_secret` in \
+        .arg(
+            value(
+                "secret-file",
+                "FILE",
+                "The `whsec_…` secret --forward-to signs with [default: the profile's `webhook_secret` in \
              credentials.toml]; never taken on the command line",
-        ))
+            )
+            .requires("forward-to"),
+        )
         .arg(
             value(
                 "tries",
                 "N",
                 "How many times --forward-to sends an event before giving up on it [default: 5]",
             )
-            .value_parser(clap::value_parser!(u32).range(1..=20)),
+            .value_parser(clap::value_parser!(u32).range(1..=20))
+            .requires("forward-to"),
         )
-        .arg(value(
-            "dead-letter",
-            "FILE",
-            "Where an event --forward-to could not deliver is appended, a JSON line each [default: \
+        .arg(
+            value(
+                "dead-letter",
+                "FILE",
+                "Where an event --forward-to could not deliver is appended, a JSON line each [default: \
              vidplat-dead-letters.ndjson]",
-        ))
+            )
+            .requires("forward-to"),
+        )
         .arg(
             Arg::new("by-creation")
                 .long("by-creation")
@@ -251,17 +258,10 @@ impl Handlers {
             },
             None => None,
         };
-        let forward = match matches.get_one::<String>("forward-to") {
-            Some(url) => Some(Forward::new(url, matches, global)?),
-            None => {
-                for flag in ["secret-file", "tries", "dead-letter"] {
-                    if matches.contains_id(flag) && matches.value_source(flag).is_some() {
-                        return Err(Failure::invalid(format!("--{flag}"), "applies only with --forward-to"));
-                    }
-                }
-                None
-            }
-        };
+        let forward = matches
+            .get_one::<String>("forward-to")
+            .map(|url| Forward::new(url, matches, global))
+            .transpose()?;
         Ok(Self { exec, forward })
     }
 
@@ -326,18 +326,9 @@ impl Forward {
                 "carries a user or password: the events are signed, not logged in",
             ));
         }
-        let loopback = url.host_str().is_some_and(|host| {
-            host == "localhost"
-                || host
-                    .trim_start_matches('[')
-                    .trim_end_matches(']')
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback())
-        });
-        match url.scheme() {
-            "https" => {}
-            "http" if loopback => {}
-            _ => return Err(refuse("must be https (or http to a loopback address)")),
+        // As the SDK's base URLs: https, or http to a loopback address.
+        if !vidplat_core::__private::is_secure_enough(&url, false) {
+            return Err(refuse("must be https (or http to a loopback address)"));
         }
         let secret = match matches.get_one::<String>("secret-file") {
             Some(path) => crate::config::read_key_file(path, "--secret-file")?,
@@ -381,9 +372,7 @@ impl Forward {
         let mut pause = FIRST_RETRY;
         let mut why = String::new();
         for attempt in 1..=self.tries {
-            let timestamp = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |since| i64::try_from(since.as_secs()).unwrap_or(i64::MAX));
+            let timestamp = vidplat::webhooks::now();
             let signature = vidplat::webhooks::sign(&self.secret, &event.id, timestamp, &body);
             let sent = self
                 .http

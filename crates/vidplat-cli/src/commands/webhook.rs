@@ -56,9 +56,7 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     let secret = WebhookSecret::parse(&crate::config::read_key_file(path, "--secret-file")?)
         .map_err(|e| Failure::invalid("--secret-file", e.to_string()))?;
     let body = crate::run::read_input("-", "the body", MAX_BODY, invocation.io.stdin)?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| i64::try_from(since.as_secs()).unwrap_or(i64::MAX));
+    let now = vidplat::webhooks::now();
     let tolerance = matches
         .get_one::<std::time::Duration>("tolerance")
         .copied()
