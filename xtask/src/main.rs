@@ -142,6 +142,11 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     if std::env::var_os("CARGO_INCREMENTAL").is_none() {
         std::env::set_var("CARGO_INCREMENTAL", "0");
     }
+    // No line tables either: CI reads panics by their message and location, never
+    // a backtrace, and the test build writes and links less.
+    if std::env::var_os("CARGO_PROFILE_DEV_DEBUG").is_none() {
+        std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "false");
+    }
     let mut steps: Vec<(&str, std::time::Duration)> = Vec::new();
     let mut step = |name: &'static str, run: &mut dyn FnMut() -> Result<()>| -> Result<()> {
         let at = std::time::Instant::now();

@@ -586,10 +586,10 @@ fn worker_args(
     .collect()
 }
 
-/// 4 processes x 10 calls; returns (calls, round trips, seconds from the start to the last answer).
-/// Calls each of the four processes makes: 32 in all, 11 windows.
-const CALLS_EACH: u32 = 8;
+/// Calls each of the four processes makes: 20 in all, 7 windows.
+const CALLS_EACH: u32 = 5;
 
+/// Four processes of [`CALLS_EACH`] calls; returns (calls, round trips, seconds from the start to the last answer).
 async fn run_four(sim: &Simulator, store: String, account: &str) -> (Vec<(String, u128, u128)>, u64, f64) {
     let start_at = epoch_ms() + 1500;
     let args = worker_args(sim, &store, account, CALLS_EACH, start_at, Duration::from_secs(5));
@@ -617,7 +617,7 @@ async fn four_processes_share_one_account_quota_through_redis() {
     let (calls, round_trips, total) = run_four(&sim, redis.url(), "four").await;
     let ok = calls.iter().filter(|c| c.0 == "ok").count();
     let refused = calls.iter().filter(|c| c.0 == "429").count();
-    // 32 calls at 3 a window: the 32nd starts 10 windows after the first.
+    // 20 calls at 3 a window: the 20th starts 6 windows after the first.
     let calls_made = 4 * CALLS_EACH;
     let ideal = f64::from((calls_made - 1) / 3) * WINDOW.as_secs_f64() + LATENCY.as_secs_f64();
     println!(
