@@ -38,7 +38,42 @@ pub mod crate_readmes {
     pub struct Kit;
 }
 
+/// The book's pages (`docs/`), likewise: each Markdown file with Rust in it
+/// is here, and `the_book_s_rust_is_compiled` in the suite checks that none is missing.
+#[cfg(doctest)]
+pub mod book {
+    #[doc = include_str!("../../docs/sdk.md")]
+    pub struct Sdk;
+    #[doc = include_str!("../../docs/observability.md")]
+    pub struct Observability;
+    #[doc = include_str!("../../docs/cookbook.md")]
+    pub struct Cookbook;
+    #[doc = include_str!("../../docs/export.md")]
+    pub struct Export;
+    #[doc = include_str!("../../docs/simulator.md")]
+    pub struct Simulator;
+}
+
 use std::path::{Path, PathBuf};
+
+/// The README and every page of the book's own folder (`docs/`), sorted.
+pub fn book_pages() -> Vec<PathBuf> {
+    let root = repo_root();
+    let mut pages = vec![root.join("README.md")];
+    let mut folders = vec![root.join("docs")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("the book's folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                pages.push(path);
+            }
+        }
+    }
+    pages.sort();
+    pages
+}
 
 /// The services, by short name, as in `openapi/<name>.yaml` and `crates/vidplat-<name>`.
 pub const SERVICES: [&str; 3] = ["encoder", "vms", "analytics"];

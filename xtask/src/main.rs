@@ -1,5 +1,6 @@
 //! `cargo xtask <command>`: the project's automation, in Rust so it runs wherever cargo does.
 
+mod book;
 mod bounds;
 mod build_cost;
 mod cli_bench;
@@ -122,7 +123,7 @@ fn main() -> Result<()> {
             conformance::Simulator::Build
         }),
         Task::Test => test_lanes::run(),
-        Task::Docs => publish::docs(),
+        Task::Docs => documentation(),
         Task::Package => publish::package(),
         Task::BuildCost(options) => build_cost::run(&options),
         Task::CliBench(options) => cli_bench::run(&options),
@@ -131,6 +132,15 @@ fn main() -> Result<()> {
 }
 
 /// The runnable examples (crates/vidplat-sim/examples), each a program against the simulator.
+/// The library crates' rustdoc (warnings denied), the book (every internal
+/// link resolving) and the check that no topic is written twice.
+fn documentation() -> Result<()> {
+    publish::docs()?;
+    book::check_each_topic_once(&services::repo_root())?;
+    book::build(&publish::target_dir())?;
+    Ok(())
+}
+
 const EXAMPLES: [&str; 4] = ["tour", "bulk_tasks", "catalog_pages", "report_csv"];
 
 /// The one test command: the README calls it as is; `.ci/run` adds `--docs`,
@@ -163,7 +173,7 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     step("clippy", &mut || {
         cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
     })?;
-    step("docs", &mut publish::docs)?;
+    step("docs", &mut documentation)?;
     step("lint (waited for; ran beside)", &mut || lint.finish())?;
     step("crosscheck and codegen --check", &mut || {
         crosscheck::run(docs)?;

@@ -10,6 +10,9 @@ use std::time::Duration;
 use tokio::io::AsyncWriteExt as _;
 use vidplat_sim::{Fault, SimConfig, Simulator};
 
+#[path = "cli/transcripts.rs"]
+mod transcripts;
+
 /// What one run printed, and how it ended.
 #[derive(Debug)]
 struct Run {

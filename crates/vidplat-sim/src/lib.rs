@@ -1,7 +1,7 @@
-//! An in-memory simulator of the platform's three services: the encoding
-//! service, video management and viewing analytics, faithful to the documents
-//! and answering with the generated crates' own types, so it cannot drift from
-//! the YAML.
+//! The platform's three services simulated in memory, as the documents
+//! describe them; its answers are values of the client crates' types, so the
+//! simulator and the YAML agree by construction. Its manual is the book's
+//! simulator chapter (`docs/simulator.md`).
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -28,9 +28,8 @@
 //! /sim/input-files/{path}` ([`Simulator::add_input_file`]) and `POST`, `GET`,
 //! `DELETE /sim/faults` ([`Simulator::inject_fault`]).
 //!
-//! **Faults.** The documents list `UNKNOWN_ERROR` (internal server error) for
-//! every operation, which the simulator never answers of itself. To test how a
-//! program copes, inject one: the next requests under a path prefix answer a
+//! **Faults.** `UNKNOWN_ERROR` and the other failures no request causes are
+//! injected ([`Simulator::inject_fault`]): the next requests under a path prefix answer a
 //! chosen status and code instead of running ([`Fault`], [`SimConfig::faults`]).
 //!
 //! ```no_run

@@ -15,10 +15,10 @@ fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
-/// The root README, each crate's README and every Rust source file under `crates/`.
+/// The root README, the book's pages, each crate's README and every Rust source file under `crates/`.
 fn documentation() -> Vec<PathBuf> {
     let root = vidplat_tests::repo_root();
-    let mut found = vec![root.join("README.md")];
+    let mut found = vidplat_tests::book_pages();
     for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {
         let crate_dir = entry.expect("an entry").path();
         if crate_dir.join("README.md").exists() {
@@ -52,22 +52,25 @@ fn no_page_claims_an_update_keeps_what_it_leaves_out() {
     assert!(found.is_empty(), "stated as fact: {found:#?}");
 }
 
-/// BENCHMARKS.md is the one place of each figure: the root README links it
-/// and quotes none (a ratio such as `0.95×` copied here goes stale there).
+/// BENCHMARKS.md is the one place of each figure: the README and the book's
+/// pages link it and quote none (a ratio such as `0.95×` copied elsewhere goes stale).
 #[test]
-fn the_readme_quotes_no_benchmark_figure() {
-    let readme = std::fs::read_to_string(vidplat_tests::repo_root().join("README.md")).expect("the README");
-    let quoted: Vec<(usize, &str)> = readme
-        .lines()
-        .enumerate()
-        .filter(|(_, line)| {
-            line.char_indices()
+fn no_page_but_the_benchmarks_quotes_a_benchmark_figure() {
+    let mut quoted = Vec::new();
+    for page in vidplat_tests::book_pages() {
+        let text = std::fs::read_to_string(&page).expect("a page");
+        for (number, line) in text.lines().enumerate() {
+            if line
+                .char_indices()
                 .any(|(at, c)| c == '×' && line[..at].ends_with(|d: char| d.is_ascii_digit()))
-        })
-        .map(|(number, line)| (number + 1, line))
-        .collect();
+            {
+                quoted.push(format!("{}:{}: {line}", page.display(), number + 1));
+            }
+        }
+    }
     assert!(quoted.is_empty(), "figures quoted: {quoted:#?}");
-    assert!(readme.contains("[`BENCHMARKS.md`](BENCHMARKS.md)"));
+    let readme = std::fs::read_to_string(vidplat_tests::repo_root().join("README.md")).expect("the README");
+    assert!(readme.contains("](BENCHMARKS.md)"));
 }
 
 /// Code and docs name behaviours, not the tickets that asked for them: a
@@ -97,12 +100,12 @@ fn no_page_or_source_names_a_ticket_number() {
     assert!(named.is_empty(), "ticket numbers: {named:#?}");
 }
 
-/// The README's `cargo xtask package` row names every crate the package step
-/// packs (each crate under `crates/` that is published), none left out.
+/// The contributors' page's `cargo xtask package` row names every crate the
+/// package step packs (each crate under `crates/` that is published), none left out.
 #[test]
-fn the_readme_names_every_published_crate_the_package_step_packs() {
+fn the_book_names_every_published_crate_the_package_step_packs() {
     let root = vidplat_tests::repo_root();
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("the README");
+    let readme = std::fs::read_to_string(root.join("docs/contributing.md")).expect("the contributors' page");
     let row = readme
         .lines()
         .find(|line| line.starts_with("| `cargo xtask package` |"))
@@ -120,4 +123,27 @@ fn the_readme_names_every_published_crate_the_package_step_packs() {
         }
     }
     assert!(left_out.is_empty(), "the package row leaves out {left_out:?}");
+}
+
+/// Every page of the book with Rust in it is compiled: `tests/src/lib.rs`
+/// includes it as a doc test.
+#[test]
+fn the_book_s_rust_is_compiled() {
+    let root = vidplat_tests::repo_root();
+    let lib = std::fs::read_to_string(root.join("tests/src/lib.rs")).expect("tests/src/lib.rs");
+    let mut left_out = Vec::new();
+    for page in vidplat_tests::book_pages() {
+        let text = std::fs::read_to_string(&page).expect("a page");
+        if !text.lines().any(|line| line.starts_with("```rust")) {
+            continue;
+        }
+        let relative = page.strip_prefix(&root).expect("a page of the repository");
+        if !lib.contains(&format!("include_str!(\"../../{}\")", relative.display())) {
+            left_out.push(relative.display().to_string());
+        }
+    }
+    assert!(
+        left_out.is_empty(),
+        "pages whose Rust no doc test compiles: {left_out:?}"
+    );
 }

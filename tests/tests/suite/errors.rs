@@ -394,13 +394,13 @@ fn a_simulator_error_says_its_status_code_and_message() {
     assert_eq!(error.to_string(), "403 Forbidden OVER_SERVICE_LIMIT: no more tasks");
 }
 
-/// The READMEs' Rust examples are compiled as doc tests (`tests/src/lib.rs`):
-/// none may opt out with `ignore` but the root README's exporter wiring,
-/// which needs crates vidplat does not depend on.
+/// The READMEs' and the book's Rust examples are compiled as doc tests
+/// (`tests/src/lib.rs`): none may opt out with `ignore` but the metrics
+/// exporter wiring, which needs crates vidplat does not depend on.
 #[test]
-fn readme_rust_examples_are_not_ignored() {
+fn readme_and_book_rust_examples_are_not_ignored() {
     let root = vidplat_tests::repo_root();
-    let mut readmes = vec![root.join("README.md")];
+    let mut readmes = vidplat_tests::book_pages();
     for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {
         let readme = entry.expect("an entry").path().join("README.md");
         if readme.exists() {
@@ -422,7 +422,7 @@ fn readme_rust_examples_are_not_ignored() {
     assert_eq!(
         ignored,
         [(
-            root.join("README.md"),
+            root.join("docs/observability.md"),
             r#"// Cargo.toml: vidplat = { path = "…/crates/vidplat", features = ["metrics"] },"#.to_owned()
         )],
         "only the metrics exporter wiring is ignored"
