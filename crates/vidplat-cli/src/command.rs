@@ -64,7 +64,10 @@ fn global_args() -> Vec<Arg> {
                 .short('o')
                 .value_name("FORMAT")
                 .value_parser(["json", "ndjson", "table", "csv", "yaml"])
-                .help("How data is printed on stdout [default: table on a terminal, else json]"),
+                .help(
+                    "How data is printed on stdout [default: the `output` of a profile named with --profile, \
+                     else VIDPLAT_OUTPUT, else the profile's `output`, else table on a terminal and json elsewhere]",
+                ),
         ),
         global(
             Arg::new("columns")

@@ -6,9 +6,12 @@
 //! that exported another account's (the simulator's, say) cannot redirect a
 //! call meant for the profile (the AWS CLI's rule for an explicit profile).
 //! Otherwise the variables beat the profile `VIDPLAT_PROFILE` names, else the
-//! profile `default` when there is one.
+//! profile `default` when there is one. The output format is weighed the
+//! same way, except that `VIDPLAT_OUTPUT` is read under an explicit profile
+//! too, below that profile's own `output`.
 
 use crate::failure::Failure;
+use crate::output::Format;
 use clap::parser::ValueSource;
 use clap::ArgMatches;
 use std::fmt;
@@ -88,6 +91,7 @@ const URLS_AND_LOGIN: [Layered; 4] = [
 ];
 
 const API_KEY_VARIABLE: &str = "VIDPLAT_API_KEY";
+const OUTPUT_VARIABLE: &str = "VIDPLAT_OUTPUT";
 
 /// The invocation's set-up: the profile in use and each connection setting
 /// with its source, the flags, variables and profile already weighed.
@@ -101,34 +105,15 @@ pub struct Setup {
     api_key: Option<(String, Source)>,
     /// `--timeout`, which beats the profile's total timeout.
     timeout: Option<Duration>,
+    /// The output format named by a flag, a variable or the profile.
+    output: Option<(String, Source)>,
 }
 
 impl Setup {
     /// Weighs the flags of `matches`, the environment and the profiles.
     pub fn resolve(matches: &ArgMatches) -> Result<Self, Failure> {
-        let explicit = matches.value_source("profile") == Some(ValueSource::CommandLine);
-        let profile = match matches.get_one::<String>("profile") {
-            Some(name) => {
-                let profiles = Profiles::load()?;
-                let source = if explicit {
-                    Source::Flag("profile")
-                } else {
-                    Source::Variable(PROFILE_VARIABLE)
-                };
-                Some((name.clone(), source, profiles.get(name)?.clone()))
-            }
-            // The default profile, when there is one: a missing directory or file is no
-            // error, an unreadable or unprotected one is (never silently skipped).
-            None => match Profiles::load() {
-                Ok(profiles) => profiles
-                    .get(DEFAULT_PROFILE)
-                    .ok()
-                    .map(|profile| (DEFAULT_PROFILE.to_owned(), Source::DefaultProfile, profile.clone())),
-                Err(ProfileError::NoConfigDir) => None,
-                Err(e) => return Err(e.into()),
-            },
-        };
-        Self::weigh(matches, profile, !explicit)
+        let profile = profile_in_use(matches)?;
+        Self::weigh(matches, profile, !named_by_flag(matches))
     }
 
     /// The flags of `matches` over the variables, with no profile: the values of a new one.
@@ -179,12 +164,14 @@ impl Setup {
                 Some((key, Source::Profile(name.clone())))
             })
         });
+        let output = weigh_output(matches, !variables_read, profile.as_ref());
         Ok(Self {
             profile,
             variables_read,
             values,
             api_key,
             timeout: matches.get_one::<Duration>("timeout").copied(),
+            output,
         })
     }
 
@@ -299,6 +286,11 @@ impl Setup {
                 profile.and_then(|(_, _, p)| p.total_timeout_secs.map(|s| shown(Duration::from_secs(s)))),
             ),
         });
+        settings.push(Setting {
+            name: "output",
+            value: self.output.as_ref().map(|(value, _)| value.clone()),
+            source: self.output.as_ref().map(|(_, source)| source.clone()),
+        });
         settings
     }
 
@@ -313,6 +305,81 @@ impl Setup {
             .chain([API_KEY_VARIABLE])
             .filter(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()))
             .collect()
+    }
+}
+
+/// Whether `--profile` names the profile (not `VIDPLAT_PROFILE`).
+fn named_by_flag(matches: &ArgMatches) -> bool {
+    matches.value_source("profile") == Some(ValueSource::CommandLine)
+}
+
+/// The profile in use, its name and what named it: the one `--profile` or
+/// `VIDPLAT_PROFILE` names, else `default` when it exists.
+fn profile_in_use(matches: &ArgMatches) -> Result<Option<(String, Source, Profile)>, Failure> {
+    let explicit = named_by_flag(matches);
+    let profile = match matches.get_one::<String>("profile") {
+        Some(name) => {
+            let profiles = Profiles::load()?;
+            let source = if explicit {
+                Source::Flag("profile")
+            } else {
+                Source::Variable(PROFILE_VARIABLE)
+            };
+            Some((name.clone(), source, profiles.get(name)?.clone()))
+        }
+        // The default profile, when there is one: a missing directory or file is no
+        // error, an unreadable or unprotected one is (never silently skipped).
+        None => match Profiles::load() {
+            Ok(profiles) => profiles
+                .get(DEFAULT_PROFILE)
+                .ok()
+                .map(|profile| (DEFAULT_PROFILE.to_owned(), Source::DefaultProfile, profile.clone())),
+            Err(ProfileError::NoConfigDir) => None,
+            Err(e) => return Err(e.into()),
+        },
+    };
+    Ok(profile)
+}
+
+/// The output format and what named it: `--output`, then the `output` of a
+/// profile named with `--profile`, then `VIDPLAT_OUTPUT`, then the `output` of
+/// the profile in use otherwise; `None` leaves it to the terminal rule.
+fn weigh_output(
+    matches: &ArgMatches,
+    explicit: bool,
+    profile: Option<&(String, Source, Profile)>,
+) -> Option<(String, Source)> {
+    let flag = matches
+        .get_one::<String>("output")
+        .map(|f| (f.clone(), Source::Flag("output")));
+    let of_profile = || profile.and_then(|(name, _, p)| p.output.clone().map(|o| (o, Source::Profile(name.clone()))));
+    let variable = || {
+        std::env::var(OUTPUT_VARIABLE)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .map(|v| (v, Source::Variable(OUTPUT_VARIABLE)))
+    };
+    flag.or_else(|| explicit.then(of_profile).flatten())
+        .or_else(variable)
+        .or_else(of_profile)
+}
+
+/// The format data is printed in when one is named (`None`: a table on a
+/// terminal, JSON elsewhere). A profile that cannot be read names nothing
+/// here: the command that needs its connection settings reports it.
+pub fn named_output_format(matches: &ArgMatches) -> Result<Option<Format>, Failure> {
+    let profile = match matches.get_one::<String>("output") {
+        Some(_) => None,
+        None => profile_in_use(matches).ok().flatten(),
+    };
+    match weigh_output(matches, named_by_flag(matches), profile.as_ref()) {
+        Some((name, source)) => Format::parse(&name).map(Some).ok_or_else(|| {
+            Failure::invalid(
+                source.to_string(),
+                format!("names the output format `{name}`: one of json, ndjson, table, csv, yaml"),
+            )
+        }),
+        None => Ok(None),
     }
 }
 

@@ -75,11 +75,13 @@ pub async fn run(argv: impl IntoIterator<Item = impl Into<OsString> + Clone>, io
             return code;
         }
     };
-    let json_errors = matches.get_one::<String>("output").is_some_and(|o| o == "json");
+    let format = config::named_output_format(&matches);
+    // Errors are JSON when JSON was asked for, not when it is only the default off a terminal.
+    let json_errors = matches!(format, Ok(Some(Format::Json)));
     let interrupted = interruption_note(&matches);
     // Ctrl-C ends the command here, so that it can say what it leaves behind.
     let result = tokio::select! {
-        result = dispatch(&matches, io) => result,
+        result = dispatch(&matches, format, io) => result,
         _ = tokio::signal::ctrl_c() => Err(Failure::Interrupted(interrupted)),
     };
     let _ = io.stdout.flush();
@@ -100,11 +102,12 @@ pub async fn run(argv: impl IntoIterator<Item = impl Into<OsString> + Clone>, io
     }
 }
 
-async fn dispatch(matches: &ArgMatches, io: &mut Io<'_>) -> Result<(), Failure> {
-    let format = matches
-        .get_one::<String>("output")
-        .and_then(|o| Format::parse(o))
-        .unwrap_or(if io.terminal { Format::Table } else { Format::Json });
+async fn dispatch(
+    matches: &ArgMatches,
+    format: Result<Option<Format>, Failure>,
+    io: &mut Io<'_>,
+) -> Result<(), Failure> {
+    let format = format?.unwrap_or(if io.terminal { Format::Table } else { Format::Json });
     let columns: Option<Vec<String>> = matches.get_many::<String>("columns").map(|c| c.cloned().collect());
     // A filter that does not compile is refused before anything is read or sent.
     let jq = match matches.get_one::<String>("jq") {

@@ -1318,6 +1318,85 @@ fn status_of<'r>(rows: &'r [(String, Value, Value)], setting: &str) -> (&'r Valu
     (value, source)
 }
 
+/// A profile's `output` is weighed as the AWS CLI weighs it: the flag, then an
+/// explicitly named profile's, then `VIDPLAT_OUTPUT`, then the profile in use
+/// otherwise, then the terminal rule.
+#[tokio::test]
+async fn a_profile_s_output_format_is_weighed_between_the_flag_and_the_variable() {
+    let cli = Cli::start().await;
+    let set_up = format!("encoder_url = {:?}\n", cli.sim.encoder_url);
+    std::fs::write(
+        cli.config_dir.path().join("config.toml"),
+        format!("[profiles.prod]\n{set_up}output = \"csv\"\n\n[profiles.plain]\n{set_up}"),
+    )
+    .expect("config.toml written");
+    let credentials = cli.config_dir.path().join("credentials.toml");
+    let key = format!("api_key = {:?}\n", cli.sim.api_key);
+    std::fs::write(&credentials, format!("[profiles.prod]\n{key}\n[profiles.plain]\n{key}")).expect("credentials");
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&credentials, std::fs::Permissions::from_mode(0o600)).expect("mode 0600");
+    let counts = ["encoder", "get-task-counts"];
+    let printed = |env: &[(&str, &str)], flags: &[&str]| {
+        let mut command = cli.command(&[flags, &counts[..]].concat());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        cli.run_with(command, "")
+    };
+    let csv_header = "canceled,canceling,encoding,failed,ready,uploading,waiting\n";
+    let explicit = printed(&[("VIDPLAT_OUTPUT", "ndjson")], &["--profile", "prod"]).await;
+    assert_eq!(
+        (explicit.code, explicit.stdout.starts_with(csv_header)),
+        (0, true),
+        "{explicit:?}"
+    );
+    let flag = printed(&[("VIDPLAT_OUTPUT", "ndjson")], &["--profile", "prod", "-o", "yaml"]).await;
+    assert!(flag.stdout.starts_with("canceled: 0\n"), "{flag:?}");
+    let variable = printed(&[("VIDPLAT_OUTPUT", "ndjson"), ("VIDPLAT_PROFILE", "prod")], &[]).await;
+    assert_eq!(variable.stdout.lines().count(), 1, "ndjson, one line: {variable:?}");
+    assert!(variable.stdout.starts_with("{\"canceled\":0,"), "{variable:?}");
+    let named_by_variable = printed(&[("VIDPLAT_PROFILE", "prod")], &[]).await;
+    assert!(
+        named_by_variable.stdout.starts_with(csv_header),
+        "{named_by_variable:?}"
+    );
+    let neither = printed(&[], &["--profile", "plain"]).await;
+    assert!(
+        neither.stdout.starts_with("{\n  \"canceled\": 0,"),
+        "JSON off a terminal: {neither:?}"
+    );
+    let unknown = printed(&[("VIDPLAT_OUTPUT", "xml")], &[]).await;
+    assert_eq!(
+        (unknown.code, unknown.stdout.as_str(), unknown.stderr.as_str()),
+        (
+            2,
+            "",
+            "error: invalid input, not sent: `VIDPLAT_OUTPUT` names the output format `xml`: one of json, ndjson, table, csv, yaml\n"
+        )
+    );
+    // `profile status` says which one chose the format.
+    let status = cli.run(&["--profile", "prod", "profile", "status", "-o", "json"]).await;
+    assert_eq!(
+        status_of(&status_rows(&status), "output"),
+        (&json!("json"), &json!("--output"))
+    );
+    let mut command = cli.command(&["profile", "status"]);
+    command.env("VIDPLAT_PROFILE", "prod").env("VIDPLAT_OUTPUT", "json");
+    let status = cli.run_with(command, "").await;
+    assert_eq!(
+        status_of(&status_rows(&status), "output"),
+        (&json!("json"), &json!("VIDPLAT_OUTPUT"))
+    );
+    let mut command = cli.command(&["profile", "status"]);
+    command.env("VIDPLAT_PROFILE", "prod");
+    let status = cli.run_with(command, "").await;
+    assert!(
+        status.stdout.starts_with("setting,source,value\n"),
+        "the profile's csv: {status:?}"
+    );
+    assert!(status.stdout.contains("\noutput,profile `prod`,csv\n"), "{status:?}");
+}
+
 #[tokio::test]
 async fn an_explicit_profile_beats_the_variables_and_status_says_where_each_value_came_from() {
     // The shell exports simulator A (as `eval "$(vidplat sim --print-env)"` does);

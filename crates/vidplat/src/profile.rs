@@ -15,6 +15,7 @@
 //! [profiles.prod]
 //! encoder_url = "https://encoder.example.com"
 //! total_timeout_secs = 120
+//! output = "ndjson"   # the command line's output format with this profile
 //! [profiles.prod.routes]
 //! get_task = "GET /v1/tasks/{task-id}"
 //!
@@ -72,6 +73,10 @@ pub struct Profile {
     /// Route overrides: operation ID → `METHOD /path/{param}`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub routes: BTreeMap<String, String>,
+    /// How the command line prints data with this profile (`json`, `ndjson`,
+    /// `table`, `csv`, `yaml`), as an AWS CLI profile's `output`; the SDK does not read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
     /// The API key (kept in `credentials.toml`, never in `config.toml`).
     #[serde(skip)]
     pub api_key: Option<SecretString>,
@@ -96,6 +101,7 @@ impl fmt::Debug for Profile {
             .field("attempt_timeout_secs", &self.attempt_timeout_secs)
             .field("total_timeout_secs", &self.total_timeout_secs)
             .field("routes", &self.routes)
+            .field("output", &self.output)
             .field("api_key", &self.api_key.as_ref().map(|_| vidplat_core::REDACTED))
             .field(
                 "webhook_secret",
