@@ -92,6 +92,15 @@ impl Args {
         Ok(args)
     }
 
+    /// Parameters by wire name alone (`vidplat api --paginate`: a route's
+    /// path members and query), each refusal named by its wire name.
+    pub fn from_params(params: Map<String, Value>) -> Self {
+        Args {
+            params,
+            ..Args::default()
+        }
+    }
+
     /// The arguments as the builders' `from_args` reads them.
     pub fn for_builder(&self) -> vidplat_core::Args {
         let mut members = self.params.clone();
@@ -264,13 +273,7 @@ fn parse_path(path: &str) -> Option<Vec<Step>> {
 
 /// Applies `--set path=value` (or `path:=json`) to the body.
 fn apply_set(body: &mut Value, set: &str, schema: vidplat_core::RequestBody) -> Result<(), Failure> {
-    let (path, text, raw) = match set.split_once('=') {
-        Some((path, text)) => match path.strip_suffix(':') {
-            Some(path) => (path, text, true),
-            None => (path, text, false),
-        },
-        None => return Err(Failure::invalid("--set", format!("`{set}` is not PATH=VALUE"))),
-    };
+    let (path, text, raw) = split_set("--set", set)?;
     let field = format!("body.{path}");
     let steps = parse_path(path).ok_or_else(|| Failure::invalid(&field, "is not a member path like a.b[0].c"))?;
     let pattern: String = steps
@@ -290,8 +293,38 @@ fn apply_set(body: &mut Value, set: &str, schema: vidplat_core::RequestBody) -> 
     } else {
         crate::flags::scalar(kind, text).map_err(|rule| Failure::invalid(&field, rule))?
     };
+    place(body, &steps, value, &field)
+}
+
+/// `PATH=VALUE` (VALUE text) or `PATH:=JSON` as (path, value, whether JSON).
+fn split_set<'s>(flag: &str, set: &'s str) -> Result<(&'s str, &'s str, bool), Failure> {
+    match set.split_once('=') {
+        Some((path, text)) => Ok(match path.strip_suffix(':') {
+            Some(path) => (path, text, true),
+            None => (path, text, false),
+        }),
+        None => Err(Failure::invalid(flag, format!("`{set}` is not PATH=VALUE"))),
+    }
+}
+
+/// `--field PATH=VALUE` (text) or `PATH:=JSON` into `body`, with no schema to
+/// type it: the raw request's body (`vidplat api`).
+pub(crate) fn apply_field(body: &mut Value, set: &str) -> Result<(), Failure> {
+    let (path, text, raw) = split_set("--field", set)?;
+    let field = format!("body.{path}");
+    let steps = parse_path(path).ok_or_else(|| Failure::invalid(&field, "is not a member path like a.b[0].c"))?;
+    let value = if raw {
+        serde_json::from_str(text).map_err(|e| Failure::invalid(&field, format!("is not JSON: {e}")))?
+    } else {
+        Value::String(text.to_owned())
+    };
+    place(body, &steps, value, &field)
+}
+
+/// `value` put at `steps` into `body`, making the objects and lists on the way.
+fn place(body: &mut Value, steps: &[Step], value: Value, field: &str) -> Result<(), Failure> {
     let mut at = body;
-    for step in &steps {
+    for step in steps {
         at = match step {
             Step::Member(name) => {
                 if !at.is_object() {
@@ -311,7 +344,7 @@ fn apply_set(body: &mut Value, set: &str, schema: vidplat_core::RequestBody) -> 
                 };
                 if *index > items.len() {
                     return Err(Failure::invalid(
-                        &field,
+                        field,
                         format!("index {index} skips elements (the list has {})", items.len()),
                     ));
                 }

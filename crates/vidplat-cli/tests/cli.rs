@@ -3959,3 +3959,98 @@ async fn man_pages_are_written_for_every_command_and_render_without_a_warning() 
         "{shown}"
     );
 }
+
+/// `vidplat api`: any path of a service with the configured base URL and key;
+/// its answer printed as JSON rows; `--paginate` following the paging of the
+/// operation the route matches; a path that is not one refused, nothing sent.
+#[tokio::test]
+async fn api_sends_a_path_of_the_service_and_nothing_else() {
+    let cli = Cli::start().await;
+    let preset =
+        r#"{"name": "raw", "destination": "https://upload.example.com/out", "format": "MP4", "output_filename": "x"}"#;
+    let posted = cli
+        .run_stdin(&["api", "encoder", "POST", "/v1/presets", "--input", "-"], preset)
+        .await;
+    assert_eq!((posted.code, posted.json()["id"].as_i64()), (0, Some(1)), "{posted:?}");
+    let read = cli
+        .run(&["api", "encoder", "get", "/v1/presets/1", "--jq", ".name"])
+        .await;
+    assert_eq!((read.code, read.stdout.as_str()), (0, "\"raw\"\n"), "{read:?}");
+    let sent = cli.sim.journal();
+    let sent: Vec<(&str, &str, Option<&str>)> = sent
+        .iter()
+        .map(|r| (r.method.as_str(), r.path.as_str(), r.operation))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("POST", "/v1/presets", Some("register_preset")),
+            ("GET", "/v1/presets/1", Some("get_preset"))
+        ]
+    );
+
+    // Every page of the operation the route matches, as its rows.
+    let profile = cli.profile().await;
+    cli.register_tasks(&profile, 3).await;
+    let pages = cli
+        .run(&[
+            "api",
+            "encoder",
+            "GET",
+            "/v1/tasks?per_page=1",
+            "--paginate",
+            "-o",
+            "ndjson",
+            "--columns",
+            "id",
+        ])
+        .await;
+    assert_eq!(
+        (pages.code, pages.stdout.as_str()),
+        (0, "{\"id\":3}\n{\"id\":2}\n{\"id\":1}\n"),
+        "{pages:?}"
+    );
+    let asked: Vec<Option<String>> = cli
+        .sim
+        .journal()
+        .into_iter()
+        .filter(|r| r.operation == Some("list_tasks"))
+        .map(|r| r.query)
+        .collect();
+    assert_eq!(asked.len(), 3, "one request a page: {asked:?}");
+    let unknown = cli.run(&["api", "encoder", "GET", "/v1/elsewhere", "--paginate"]).await;
+    assert_eq!(unknown.code, 2, "{unknown:?}");
+
+    // A URL, another host or a way out of the base URL: refused, nothing sent.
+    let (url, listener) = silent_server().await;
+    for path in [
+        "https://evil.example/v1/tasks",
+        "//evil.example/v1/tasks",
+        "/v1/../../admin",
+        "/v1/tasks#x",
+    ] {
+        let mut command = cli.command(&["api", "encoder", "GET", path]);
+        command.env("VIDPLAT_ENCODER_URL", &url);
+        let refused = cli.run_with(command, "").await;
+        assert_eq!((refused.code, refused.stdout.as_str()), (2, ""), "{path}: {refused:?}");
+        assert!(
+            refused.stderr.starts_with("error: not sent: the path must"),
+            "{refused:?}"
+        );
+    }
+    assert_nothing_connected(&listener).await;
+
+    // A DELETE asks first; where it cannot ask it is refused, nothing sent.
+    let before = cli.sim.journal().len();
+    let delete = cli.run(&["api", "encoder", "DELETE", "/v1/presets/1"]).await;
+    assert_eq!(delete.code, 2, "{delete:?}");
+    assert_eq!(cli.sim.journal().len(), before);
+
+    // Analytics through the quota: the call is counted by every process.
+    let counts = cli
+        .run(&["api", "analytics", "GET", "/v2/realtime/user-counts", "-o", "ndjson"])
+        .await;
+    assert_eq!(counts.code, 0, "{counts:?}");
+    let quota = cli.run(&["analytics", "quota", "-o", "json"]).await;
+    assert_eq!(quota.json()["used_this_month"], 1, "{quota:?}");
+}

@@ -95,6 +95,11 @@ pub enum NotSendable {
         /// The parser's reason.
         reason: String,
     },
+    /// A raw request's path is not a path of the service ([`Runtime::raw`](crate::Runtime::raw)).
+    NotAPath {
+        /// The rule it breaks.
+        rule: &'static str,
+    },
 }
 
 impl fmt::Display for NotSendable {
@@ -113,6 +118,7 @@ impl fmt::Display for NotSendable {
                 write!(f, "path parameter `{}` has no value", escape_controls(parameter))
             }
             NotSendable::UrlDoesNotParse { reason } => write!(f, "the request's URL does not parse: {reason}"),
+            NotSendable::NotAPath { rule } => write!(f, "the path {rule}"),
         }
     }
 }

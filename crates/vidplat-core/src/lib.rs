@@ -19,6 +19,7 @@ mod patch;
 mod period;
 mod prepared;
 mod quota;
+mod raw;
 mod redact;
 mod remainder;
 mod request;
@@ -51,6 +52,7 @@ pub use quota::limits::{
     Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting,
 };
 pub use quota::shared::{Lease, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WhenUnavailable};
+pub use raw::RawRequest;
 pub use redact::{escape_controls, without_credentials, Redactor, REDACTED};
 pub use response::Response;
 pub use retry::{is_retryable_status, may_have_acted, may_send_again, parse_retry_after, Delivery, RetryPolicy};

@@ -2,6 +2,7 @@
 //! arguments and its run function together). [`Extra`] names each one and
 //! says where it sits: the one place a name is defined and dispatched.
 
+mod api;
 mod batch;
 mod catalog;
 mod completion;
@@ -41,6 +42,7 @@ pub enum Extra {
     Quota,
     Export,
     Batch,
+    Api,
     Catalog,
     Watch,
     Webhook,
@@ -52,7 +54,7 @@ pub enum Extra {
 
 impl Extra {
     /// Every one, in the order help lists them.
-    pub const ALL: [Extra; 14] = [
+    pub const ALL: [Extra; 15] = [
         Extra::WaitTask,
         Extra::WaitTaskImport,
         Extra::SignPage,
@@ -60,6 +62,7 @@ impl Extra {
         Extra::Quota,
         Extra::Export,
         Extra::Batch,
+        Extra::Api,
         Extra::Catalog,
         Extra::Watch,
         Extra::Webhook,
@@ -79,6 +82,7 @@ impl Extra {
             Extra::Quota => "quota",
             Extra::Export => "export",
             Extra::Batch => "batch",
+            Extra::Api => "api",
             Extra::Catalog => "catalog",
             Extra::Watch => "watch",
             Extra::Webhook => "webhook",
@@ -96,6 +100,7 @@ impl Extra {
             Extra::SignPage | Extra::VerifyUrl => Some(Service::Vms),
             Extra::Quota | Extra::Export => Some(Service::Analytics),
             Extra::Batch
+            | Extra::Api
             | Extra::Catalog
             | Extra::Watch
             | Extra::Webhook
@@ -127,6 +132,7 @@ impl Extra {
             Extra::Quota => quota::define(command),
             Extra::Export => export::define(command),
             Extra::Batch => batch::define(command),
+            Extra::Api => api::define(command),
             Extra::Catalog => catalog::define(command),
             Extra::Watch => watch::define(command),
             Extra::Webhook => webhook::define(command),
@@ -147,6 +153,7 @@ impl Extra {
             Extra::Quota => quota::run(invocation).await,
             Extra::Export => export::run(invocation).await,
             Extra::Batch => batch::run(invocation).await,
+            Extra::Api => api::run(invocation).await,
             Extra::Catalog => catalog::run(invocation).await,
             Extra::Watch => watch::run(invocation).await,
             Extra::Webhook => webhook::run(invocation).await,
