@@ -144,12 +144,12 @@ fn service(service: Service, about: &'static str) -> Command {
         .about(about)
         .subcommand_required(true)
         .arg_required_else_help(true)
-        .subcommands(commands(service).map(operation))
+        .subcommands(commands(service).map(|spec| operation(service, spec)))
         .subcommands(Extra::under(Some(service)).map(Extra::command))
 }
 
 /// One operation's command.
-pub fn operation(spec: CommandSpec) -> Command {
+pub fn operation(service: Service, spec: CommandSpec) -> Command {
     let meta = spec.operation;
     let mut long = format!("{}\n\n{} {}", meta.summary, meta.method, meta.path);
     if meta.route_assumed {
@@ -291,10 +291,46 @@ pub fn operation(spec: CommandSpec) -> Command {
             _ => crate::flags::flag(arg, arg.flag()),
         })
         .collect();
+    let example = example(service, spec, &values);
     Command::new(spec.name())
         .about(meta.summary)
         .long_about(long)
         .visible_aliases(spec.aliases())
         .args(values)
         .args(fixed)
+        .after_help(example)
+}
+
+/// The command's examples, from its row: its required flags with a value of
+/// their kind; a list read whole; a body given as a file.
+fn example(service: Service, spec: CommandSpec, flags: &[Arg]) -> String {
+    let (required, body_file) = crate::spec::required_flags(spec.args().zip(flags));
+    let base = format!("vidplat {} {}{required}", service.as_str(), spec.name());
+    let mut call = base.clone();
+    let body = spec.operation.body;
+    if let Some(body) = body {
+        let unflagged = body.required.iter().any(|member| {
+            !spec
+                .args()
+                .any(|arg| arg.argument.place == Place::Body && arg.argument.name == *member)
+        });
+        if !body.json {
+            call.push_str(" --body @FILE");
+        } else if body_file || unflagged {
+            call.push_str(" --body @body.json");
+        }
+    }
+    let mut text = format!("Examples:\n  {call}\n");
+    if spec.list() {
+        text.push_str(&format!("  {base} --all -o ndjson   # every page, a JSON line a row\n"));
+    }
+    if body.is_some_and(|b| b.json) {
+        text.push_str(&format!(
+            "  {base} --body-template > body.yaml   # every member, its type and rule\n"
+        ));
+    }
+    if crate::commands::waits_after(spec.operation) {
+        text.push_str(&format!("  {call} --wait   # until its tasks end\n"));
+    }
+    text
 }

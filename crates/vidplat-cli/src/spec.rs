@@ -108,3 +108,30 @@ impl ArgSpec {
         }
     }
 }
+
+/// ` --flag value` for each required argument with its flag, a value of its
+/// kind; and whether a required member is a list or an object, written in a
+/// body file instead.
+pub fn required_flags<'f>(args: impl Iterator<Item = (ArgSpec, &'f clap::Arg)>) -> (String, bool) {
+    let mut text = String::new();
+    let mut body_file = false;
+    for (arg, flag) in args {
+        let argument = arg.argument;
+        if !argument.required {
+            continue;
+        }
+        let Some(long) = flag.get_long() else { continue };
+        let value = match (argument.values.first(), argument.kind) {
+            (Some(value), _) => (*value).to_owned(),
+            (None, vidplat_core::Kind::Integer | vidplat_core::Kind::Number) => "7".to_owned(),
+            (None, vidplat_core::Kind::Boolean) => "true".to_owned(),
+            (None, vidplat_core::Kind::Text) => long.replace('-', "_").to_uppercase(),
+            (None, vidplat_core::Kind::Array | vidplat_core::Kind::Object) => {
+                body_file = true;
+                continue;
+            }
+        };
+        text.push_str(&format!(" --{long} {value}"));
+    }
+    (text, body_file)
+}

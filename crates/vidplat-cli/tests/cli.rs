@@ -4054,3 +4054,52 @@ async fn api_sends_a_path_of_the_service_and_nothing_else() {
     let quota = cli.run(&["analytics", "quota", "-o", "json"]).await;
     assert_eq!(quota.json()["used_this_month"], 1, "{quota:?}");
 }
+
+/// Every command that runs something shows how, as gh's help does: an
+/// `Examples:` section in its help (groups list their commands instead),
+/// each example a command line the command tree parses.
+#[test]
+fn every_command_s_help_has_an_example() {
+    fn walk(command: &mut clap::Command, path: &str, missing: &mut Vec<String>) {
+        let path = format!("{path} {}", command.get_name()).trim().to_owned();
+        let leaves: Vec<&mut clap::Command> = command
+            .get_subcommands_mut()
+            .filter(|sub| sub.get_name() != "help")
+            .collect();
+        if leaves.is_empty() {
+            let help = command.render_long_help().to_string();
+            let Some((_, examples)) = help.split_once("\nExamples:\n") else {
+                missing.push(path);
+                return;
+            };
+            // Each example is a command line the tree takes: its flags exist, its values parse.
+            for line in examples.lines().take_while(|l| l.starts_with("  vidplat ")) {
+                let line = line.split(" # ").next().unwrap_or_default();
+                let line = line.split(" > ").next().unwrap_or_default();
+                let line = line.split(" | ").next().unwrap_or_default();
+                let line = line.split(" < ").next().unwrap_or_default();
+                let line = line.split(" && ").next().unwrap_or_default();
+                let words = shlex::split(line).unwrap_or_else(|| panic!("{path}: `{line}` does not split"));
+                match vidplat_cli::root().try_get_matches_from(&words) {
+                    // The simulator's URL comes from VIDPLAT_SIM_URL, which `vidplat sim` exports.
+                    Err(e) if e.to_string().contains("--sim-url") => {}
+                    Err(e) => missing.push(format!("{path}: `{line}` does not parse: {}", e.kind())),
+                    Ok(_) => {}
+                }
+            }
+            return;
+        }
+        for sub in leaves {
+            walk(sub, &path, missing);
+        }
+    }
+    let mut root = vidplat_cli::root();
+    root.build();
+    let mut missing = Vec::new();
+    walk(&mut root, "", &mut missing);
+    assert!(
+        missing.is_empty(),
+        "{} commands without an example: {missing:#?}",
+        missing.len()
+    );
+}

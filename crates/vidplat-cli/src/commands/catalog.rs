@@ -38,22 +38,33 @@ pub fn define(command: Command) -> Command {
              vidplat --profile prod catalog apply -f staging.yaml",
         )
         .subcommand_required(true)
-        .subcommand(Command::new("export").about("Write the account's set-up as YAML on stdout"))
-        .subcommand(Command::new("schema").about(
-            "Write the file's JSON Schema on stdout, for editors (`# yaml-language-server: $schema=catalog.schema.json`)",
-        ))
+        .subcommand(
+            Command::new("export")
+                .about("Write the account's set-up as YAML on stdout")
+                .after_help("Examples:\n  vidplat catalog export > setup.yaml"),
+        )
+        .subcommand(
+            Command::new("schema")
+                .about(
+                    "Write the file's JSON Schema on stdout, for editors \
+                     (`# yaml-language-server: $schema=catalog.schema.json`)",
+                )
+                .after_help("Examples:\n  vidplat catalog schema > catalog.schema.json"),
+        )
         .subcommand(
             Command::new("plan")
                 .about("Show what apply would change; exit 0 when nothing, 6 when changes are planned")
                 .arg(file())
-                .arg(prune()),
+                .arg(prune())
+                .after_help("Examples:\n  vidplat catalog plan -f setup.yaml\n  vidplat catalog plan -f setup.yaml --prune   # deletions too"),
         )
         .subcommand(
             Command::new("apply")
                 .about("Make the account as the file says, in order; stop at the first failure")
                 .arg(file())
                 .arg(prune())
-                .arg(crate::confirm::yes_flag()),
+                .arg(crate::confirm::yes_flag())
+                .after_help("Examples:\n  vidplat catalog apply -f setup.yaml"),
         )
 }
 

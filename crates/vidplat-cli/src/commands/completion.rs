@@ -5,12 +5,15 @@ use crate::failure::Failure;
 use clap::{Arg, Command};
 
 pub fn define(command: Command) -> Command {
-    command.about("Print the shell completion script").arg(
-        Arg::new("shell")
-            .value_name("SHELL")
-            .required(true)
-            .value_parser(clap::value_parser!(clap_complete::Shell)),
-    )
+    command
+        .after_help("Examples:\n  vidplat completion bash > ~/.local/share/bash-completion/completions/vidplat")
+        .about("Print the shell completion script")
+        .arg(
+            Arg::new("shell")
+                .value_name("SHELL")
+                .required(true)
+                .value_parser(clap::value_parser!(clap_complete::Shell)),
+        )
 }
 
 /// `completion SHELL`. The script is made whole before it is written:

@@ -47,16 +47,25 @@ pub fn define(command: Command) -> Command {
 /// the period and the page window the export sets), then the export's.
 fn report_command(info: &ReportInfo) -> Option<Command> {
     let spec = crate::spec::of_operation(Service::Analytics, info.name)?;
-    let parameters = spec
+    let kept: Vec<_> = spec
         .args()
         .filter(|arg| !info.set_by_export.contains(&arg.argument.name))
-        .map(|arg| crate::flags::flag(arg, arg.flag()).help_heading("Report parameters"));
+        .collect();
+    let parameters: Vec<Arg> = kept
+        .iter()
+        .map(|arg| crate::flags::flag(*arg, arg.flag()).help_heading("Report parameters"))
+        .collect();
     let formats = ["csv", "ndjson"]
         .into_iter()
         .chain(cfg!(feature = "arrow").then_some("arrow"))
         .chain(cfg!(feature = "parquet").then_some("parquet"));
-    let command = Command::new(spec.name())
+    let name = spec.name();
+    let (required, _) = crate::spec::required_flags(kept.iter().copied().zip(&parameters));
+    let call = format!("vidplat analytics export {name}{required} --from 2026-10-01 --to 2026-10-31 --out out/{name}");
+    let example = format!("Examples:\n  {call}\n  {call} --dry-run   # the calls it would make");
+    let command = Command::new(name)
         .about(spec.operation.summary)
+        .after_help(example)
         .args(parameters)
         .arg(date_arg("from", "The first day, Japan time (YYYY-MM-DD)"))
         .arg(date_arg("to", "The last day, Japan time (YYYY-MM-DD)"))

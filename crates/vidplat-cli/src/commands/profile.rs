@@ -50,15 +50,34 @@ pub fn define(command: Command) -> Command {
                         .value_name("OPERATION=METHOD /PATH")
                         .action(ArgAction::Append)
                         .help("A route override, e.g. 'get_task=GET /v1/tasks/{task-id}'"),
-                ),
+                )
+                .after_help("Examples:\n  vidplat profile add prod --encoder-url https://encoder.example.com --api-key-file prod.key\n  vidplat profile add staging   # the VIDPLAT_* variables, the key asked for"),
         )
-        .subcommand(Command::new("list").about("Every profile's name and URLs"))
-        .subcommand(Command::new("status").about(
-            "Each setting this invocation would use, its value (secrets redacted) and where it came from: \
-             a flag, a VIDPLAT_* variable or a profile",
-        ))
-        .subcommand(Command::new("show").about("A profile, its key redacted").arg(name()))
-        .subcommand(Command::new("remove").about("Remove a profile").arg(name()))
+        .subcommand(
+            Command::new("list")
+                .about("Every profile's name and URLs")
+                .after_help("Examples:\n  vidplat profile list -o table"),
+        )
+        .subcommand(
+            Command::new("status")
+                .about(
+                    "Each setting this invocation would use, its value (secrets redacted) and where it came from: \
+                     a flag, a VIDPLAT_* variable or a profile",
+                )
+                .after_help("Examples:\n  vidplat --profile prod profile status"),
+        )
+        .subcommand(
+            Command::new("show")
+                .about("A profile, its key redacted")
+                .arg(name())
+                .after_help("Examples:\n  vidplat profile show prod"),
+        )
+        .subcommand(
+            Command::new("remove")
+                .about("Remove a profile")
+                .arg(name())
+                .after_help("Examples:\n  vidplat profile remove staging"),
+        )
 }
 
 pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {

@@ -8,10 +8,12 @@ use serde_json::{json, Value};
 use vidplat::Client;
 
 pub fn define(command: Command) -> Command {
-    command.about(
-        "The analytics quota: the per-minute window and its calls, whether the slot is held, the month's count \
+    command
+        .after_help("Examples:\n  vidplat analytics quota -o yaml")
+        .about(
+            "The analytics quota: the per-minute window and its calls, whether the slot is held, the month's count \
          (the account's, from Redis, when the profile has a quota store)",
-    )
+        )
 }
 
 pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {

@@ -38,7 +38,8 @@ pub fn define(command: Command) -> Command {
                         .value_name("PATH")
                         .help("The input file path to put one FILE at [default: the file's name]"),
                 )
-                .arg(sim_url()),
+                .arg(sim_url())
+                .after_help("Examples:\n  vidplat sim put-input clip.mp4 --as uploads/clip.mp4"),
         )
         .subcommand(
             Command::new("advance")
@@ -52,7 +53,8 @@ pub fn define(command: Command) -> Command {
                         .required(true)
                         .value_parser(clap::value_parser!(u64)),
                 )
-                .arg(sim_url()),
+                .arg(sim_url())
+                .after_help("Examples:\n  vidplat sim advance 86400   # a day on"),
         )
         .arg(
             Arg::new("fast")

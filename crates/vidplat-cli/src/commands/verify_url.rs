@@ -10,6 +10,9 @@ use vidplat::Client;
 
 pub fn define(command: Command) -> Command {
     command
+        .after_help(
+            "Examples:\n  vidplat vms verify-url 'https://portal.example.jp/pages/PAGE_ID?expires=…&signature=…'",
+        )
         .about("Check a signed page URL: its grant on stdout, exit 5 when expired or invalid")
         .arg(Arg::new("url").value_name("URL").required(true).help("The signed URL"))
         .arg(sign_page::signing_key_file())

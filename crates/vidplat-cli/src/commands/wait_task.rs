@@ -12,6 +12,7 @@ use vidplat::Client;
 
 pub fn define(command: Command) -> Command {
     command
+        .after_help("Examples:\n  vidplat encoder wait-task 7 8 9 --timeout 30m")
         .about("Wait for tasks to end: each status change on stderr, the final tasks on stdout")
         .long_about(
             "Wait for tasks to end: each status change on stderr, the final tasks on stdout.\n\n\

@@ -38,7 +38,7 @@ pub fn define(command: Command) -> Command {
                         .help("How far the timestamp may be from now, either way [default: 5m]"),
                 )
                 .after_help(
-                    "Example:\n  \
+                    "Examples:\n  \
                      vidplat webhook verify --secret-file hook.secret --id \"$ID\" --timestamp \"$TS\" --signature \"$SIG\" < body.json",
                 ),
         )
