@@ -63,6 +63,7 @@ pub fn build(target: &Path) -> Result<Option<PathBuf>> {
         "book: {} (every internal link resolves)",
         out.join("index.html").display()
     );
+    check_in_browser(&out, target)?;
     Ok(Some(out))
 }
 
@@ -562,4 +563,164 @@ mod phrase_tests {
             ["alpha beta gamma delta epsilon zeta eta theta"]
         );
     }
+}
+
+/// The built book in Debian's Chromium (`xtask/browser/check_book.mjs`,
+/// through the DevTools protocol, nothing downloaded): every page loads
+/// without an error, the title, the sidebar's chapters (as many as
+/// SUMMARY.md links), a search hit for "signed URL", and a screenshot at
+/// `target/book-screenshot.png`. Says it skipped without Chromium or Node,
+/// unless `VIDPLAT_REQUIRE_BROWSER` is set.
+pub fn check_in_browser(book: &Path, target: &Path) -> Result<()> {
+    let chromium = ["chromium", "chromium-browser"].into_iter().find_map(on_path);
+    let node = on_path("node");
+    let (Some(chromium), Some(node)) = (chromium, node) else {
+        if std::env::var_os("VIDPLAT_REQUIRE_BROWSER").is_some() {
+            bail!("the book's browser check needs chromium and node on PATH (VIDPLAT_REQUIRE_BROWSER is set)");
+        }
+        println!("book in a browser: skipped (no chromium or node on PATH)");
+        return Ok(());
+    };
+    let summary = std::fs::read_to_string(repo_root().join(BOOK_DIR).join("SUMMARY.md"))?;
+    let chapters = summary.lines().filter(|line| line.contains("](")).count();
+    let mut pages: Vec<String> = Vec::new();
+    let mut folders = vec![book.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "html") {
+                pages.push(path.strip_prefix(book)?.to_string_lossy().into_owned());
+            }
+        }
+    }
+    pages.sort();
+    let server = StaticServer::start(book)?;
+    let screenshot = target.join("book-screenshot.png");
+    let mut node = Command::new(node);
+    // Node 20 has WebSocket behind a flag; later versions have it by default.
+    let probe = Command::new(node.get_program())
+        .args(["-e", "process.exit(typeof WebSocket === 'function' ? 0 : 1)"])
+        .status()?;
+    if !probe.success() {
+        node.arg("--experimental-websocket");
+    }
+    let output = node
+        .arg(repo_root().join("xtask/browser/check_book.mjs"))
+        .arg(&chromium)
+        .arg(format!("http://{}/", server.address))
+        .arg(&screenshot)
+        .arg(chapters.to_string())
+        .args(&pages)
+        .output()
+        .context("running node")?;
+    drop(server);
+    let report = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        bail!(
+            "the book in a browser: {}{}",
+            report.trim(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    println!(
+        "book in a browser: {} (screenshot {})",
+        report.trim(),
+        screenshot.display()
+    );
+    Ok(())
+}
+
+/// `name` on `PATH`.
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// The built book served over HTTP on 127.0.0.1, for as long as it lives.
+struct StaticServer {
+    address: std::net::SocketAddr,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StaticServer {
+    fn start(root: &Path) -> Result<Self> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        listener.set_nonblocking(true)?;
+        let address = listener.local_addr()?;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (root, stopped) = (root.to_path_buf(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !stopped.load(std::sync::atomic::Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let root = root.clone();
+                        std::thread::spawn(move || {
+                            let _ = serve(&root, stream);
+                        });
+                    }
+                    Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
+                }
+            }
+        });
+        Ok(Self {
+            address,
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for StaticServer {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// One request: the file under `root` its path names (no `..`), or 404.
+fn serve(root: &Path, mut stream: std::net::TcpStream) -> std::io::Result<()> {
+    use std::io::{BufRead, Write};
+    stream.set_nonblocking(false)?;
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
+    let mut reader = std::io::BufReader::new(stream.try_clone()?);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
+    let mut header = String::new();
+    while reader.read_line(&mut header)? > 2 {
+        header.clear();
+    }
+    let target = request_line.split_whitespace().nth(1).unwrap_or("/");
+    let path = target.split(['?', '#']).next().unwrap_or("/").trim_start_matches('/');
+    let path = if path.is_empty() || path.ends_with('/') {
+        format!("{path}index.html")
+    } else {
+        path.to_owned()
+    };
+    let file = normalise(Path::new(&path)).map(|relative| root.join(relative));
+    let (status, body) = match file.and_then(|file| std::fs::read(file).ok()) {
+        Some(body) => ("200 OK", body),
+        None => ("404 Not Found", b"not found".to_vec()),
+    };
+    let content_type = match Path::new(&path).extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript",
+        Some("css") => "text/css",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("json") => "application/json",
+        Some("woff2") => "font/woff2",
+        _ => "application/octet-stream",
+    };
+    write!(
+        stream,
+        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    )?;
+    stream.write_all(&body)
 }
