@@ -115,18 +115,10 @@ pub fn assemble(root: &Path, sources: &Path) -> Result<()> {
 pub fn pages(root: &Path) -> Result<BTreeMap<String, String>> {
     let mut pages = BTreeMap::new();
     let book = root.join(BOOK_DIR);
-    let mut folders = vec![book.clone()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).with_context(|| format!("reading {}", folder.display()))? {
-            let path = entry?.path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                let page = path.strip_prefix(&book)?.to_string_lossy().into_owned();
-                let origin = path.strip_prefix(root)?.to_string_lossy().into_owned();
-                pages.insert(page, origin);
-            }
-        }
+    for path in files_with(&book, "md")? {
+        let page = path.strip_prefix(&book)?.to_string_lossy().into_owned();
+        let origin = path.strip_prefix(root)?.to_string_lossy().into_owned();
+        pages.insert(page, origin);
     }
     for (page, origin) in IMPORTED.iter().chain([&REFERENCE]) {
         if let Some(clash) = pages.insert(page.to_string(), origin.to_string()) {
@@ -134,6 +126,24 @@ pub fn pages(root: &Path) -> Result<BTreeMap<String, String>> {
         }
     }
     Ok(pages)
+}
+
+/// Every file under `dir` (its folders too) whose name ends in `.extension`, sorted.
+fn files_with(dir: &Path, extension: &str) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).with_context(|| format!("reading {}", folder.display()))? {
+            let path = entry?.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == extension) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
 }
 
 /// The command reference from the help snapshot: insta's header dropped,
@@ -282,18 +292,10 @@ fn normalise(path: &Path) -> Option<PathBuf> {
 fn broken_links(out: &Path) -> Result<Vec<String>> {
     let mut ids: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
     let mut files = Vec::new();
-    let mut folders = vec![out.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder)? {
-            let path = entry?.path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|e| e == "html") {
-                let html = std::fs::read_to_string(&path)?;
-                ids.insert(path.clone(), attribute_values(&html, "id").into_iter().collect());
-                files.push((path, html));
-            }
-        }
+    for path in files_with(out, "html")? {
+        let html = std::fs::read_to_string(&path)?;
+        ids.insert(path.clone(), attribute_values(&html, "id").into_iter().collect());
+        files.push((path, html));
     }
     let mut broken = Vec::new();
     for (file, html) in &files {
@@ -583,19 +585,10 @@ pub fn check_in_browser(book: &Path, target: &Path) -> Result<()> {
     };
     let summary = std::fs::read_to_string(repo_root().join(BOOK_DIR).join("SUMMARY.md"))?;
     let chapters = summary.lines().filter(|line| line.contains("](")).count();
-    let mut pages: Vec<String> = Vec::new();
-    let mut folders = vec![book.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder)? {
-            let path = entry?.path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|e| e == "html") {
-                pages.push(path.strip_prefix(book)?.to_string_lossy().into_owned());
-            }
-        }
-    }
-    pages.sort();
+    let pages = files_with(book, "html")?
+        .iter()
+        .map(|path| Ok(path.strip_prefix(book)?.to_string_lossy().into_owned()))
+        .collect::<Result<Vec<String>>>()?;
     let server = StaticServer::start(book)?;
     let screenshot = target.join("book-screenshot.png");
     let mut node = Command::new(node);

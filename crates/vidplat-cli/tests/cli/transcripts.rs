@@ -10,28 +10,9 @@
 //! no pipes, variables or globs); commands for a shell go in `sh` blocks.
 
 use std::io::Read as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 use vidplat_sim::{SimConfig, Simulator};
-
-/// The pages whose transcripts run: the README, and the book's own pages.
-fn pages() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut pages = vec![root.join("README.md")];
-    let mut folders = vec![root.join("docs")];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).expect("the book's folder") {
-            let path = entry.expect("an entry").path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                pages.push(path);
-            }
-        }
-    }
-    pages.sort();
-    pages
-}
 
 /// One command of a transcript and what the page says it prints.
 #[derive(Debug, PartialEq)]
@@ -177,7 +158,7 @@ const ANALYTICS_WINDOW: Duration = Duration::from_millis(300);
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_console_transcript_of_the_readme_and_the_book_runs_as_written() {
     let mut ran = 0;
-    for page in pages() {
+    for page in vidplat_tests::book_pages() {
         let text = std::fs::read_to_string(&page).expect("the page");
         let name = page.file_name().expect("a name").to_string_lossy().into_owned();
         let steps = steps(&text).unwrap_or_else(|problem| panic!("{}: {problem}", page.display()));
