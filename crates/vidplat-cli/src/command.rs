@@ -304,9 +304,10 @@ pub fn operation(service: Service, spec: CommandSpec) -> Command {
 /// The command's examples, from its row: its required flags with a value of
 /// their kind; a list read whole; a body given as a file.
 fn example(service: Service, spec: CommandSpec, flags: &[Arg]) -> String {
-    let (required, body_file) = crate::spec::required_flags(spec.args().zip(flags));
-    let base = format!("vidplat {} {}{required}", service.as_str(), spec.name());
-    let mut call = base.clone();
+    let required = crate::spec::required_flags(spec.args().zip(flags), spec.operation.body);
+    let base = format!("vidplat {} {}{}", service.as_str(), spec.name(), required.parameters);
+    let mut call = format!("{base}{}", required.members);
+    let body_file = required.body_file;
     let body = spec.operation.body;
     if let Some(body) = body {
         let unflagged = body.required.iter().any(|member| {

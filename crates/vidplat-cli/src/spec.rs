@@ -109,15 +109,37 @@ impl ArgSpec {
     }
 }
 
-/// ` --flag value` for each required argument with its flag, a value of its
-/// kind; and whether a required member is a list or an object, written in a
-/// body file instead.
-pub fn required_flags<'f>(args: impl Iterator<Item = (ArgSpec, &'f clap::Arg)>) -> (String, bool) {
-    let mut text = String::new();
-    let mut body_file = false;
+/// The required flags of a command, each with a value of its kind: those
+/// of its parameters, then those of its body's members (which a
+/// `--body-template` line leaves out); and whether a required member is a
+/// list or an object, written in a body file instead.
+pub struct RequiredFlags {
+    pub parameters: String,
+    pub members: String,
+    pub body_file: bool,
+}
+
+/// [`RequiredFlags`] of the arguments with their flags, `body` the row's body.
+pub fn required_flags<'f>(
+    args: impl Iterator<Item = (ArgSpec, &'f clap::Arg)>,
+    body: Option<vidplat_core::RequestBody>,
+) -> RequiredFlags {
+    let mut flags = RequiredFlags {
+        parameters: String::new(),
+        members: String::new(),
+        body_file: false,
+    };
     for (arg, flag) in args {
         let argument = arg.argument;
-        if !argument.required {
+        // A body member's flag is required as its body says (`required` of the row's body).
+        let (required, into) = match argument.place {
+            Place::Body => (
+                body.is_some_and(|body| body.required.contains(&argument.name)),
+                &mut flags.members,
+            ),
+            Place::Path | Place::Query | Place::Header => (argument.required, &mut flags.parameters),
+        };
+        if !required {
             continue;
         }
         let Some(long) = flag.get_long() else { continue };
@@ -127,11 +149,11 @@ pub fn required_flags<'f>(args: impl Iterator<Item = (ArgSpec, &'f clap::Arg)>) 
             (None, vidplat_core::Kind::Boolean) => "true".to_owned(),
             (None, vidplat_core::Kind::Text) => long.replace('-', "_").to_uppercase(),
             (None, vidplat_core::Kind::Array | vidplat_core::Kind::Object) => {
-                body_file = true;
+                flags.body_file = true;
                 continue;
             }
         };
-        text.push_str(&format!(" --{long} {value}"));
+        into.push_str(&format!(" --{long} {value}"));
     }
-    (text, body_file)
+    flags
 }

@@ -60,7 +60,7 @@ fn report_command(info: &ReportInfo) -> Option<Command> {
         .chain(cfg!(feature = "arrow").then_some("arrow"))
         .chain(cfg!(feature = "parquet").then_some("parquet"));
     let name = spec.name();
-    let (required, _) = crate::spec::required_flags(kept.iter().copied().zip(&parameters));
+    let required = crate::spec::required_flags(kept.iter().copied().zip(&parameters), spec.operation.body).parameters;
     let call = format!("vidplat analytics export {name}{required} --from 2026-10-01 --to 2026-10-31 --out out/{name}");
     let example = format!("Examples:\n  {call}\n  {call} --dry-run   # the calls it would make");
     let command = Command::new(name)
