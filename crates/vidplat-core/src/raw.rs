@@ -9,7 +9,7 @@ use crate::prepared::Outgoing;
 use crate::response::Response;
 use crate::retry::Delivery;
 use crate::runtime::Runtime;
-use crate::table::{Method, OperationMeta, Reading};
+use crate::table::{Method, OperationMeta};
 use bytes::Bytes;
 use reqwest::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 
@@ -17,30 +17,10 @@ use reqwest::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 /// quota it counts against every limit, as the rate-limited reports do.
 const fn raw_row(rate_limited: bool) -> OperationMeta {
     OperationMeta {
-        id: "api",
         summary: "A request no operation describes",
-        method: Method::Get,
-        path: "",
-        route_assumed: false,
-        authenticated: true,
-        permission: None,
-        permission_assumed: false,
         rate_limited,
-        registers_tasks: false,
-        csv_rows_of: None,
-        reads_with: None,
-        registered_by: None,
-        catalog: None,
-        checks: &[],
-        success_members: &[],
-        success_statuses: &[200..=299],
-        reading: Reading::Whole,
-        success_checks: &[],
         error_statuses: &[400..=599],
-        paging: None,
-        aliases: &[],
-        arguments: &[],
-        body: None,
+        ..OperationMeta::bare("api", Method::Get, "")
     }
 }
 

@@ -470,6 +470,38 @@ pub struct OperationMeta {
 }
 
 impl OperationMeta {
+    /// A row with only a name, a method and a path: authenticated, no bound,
+    /// no body, any 2xx a success, read whole. The row of a raw request
+    /// ([`Runtime::raw`](crate::Runtime::raw)) starts from it, as tests' rows do.
+    pub const fn bare(id: &'static str, method: Method, path: &'static str) -> Self {
+        OperationMeta {
+            id,
+            summary: "",
+            method,
+            path,
+            route_assumed: false,
+            authenticated: true,
+            permission: None,
+            permission_assumed: false,
+            rate_limited: false,
+            registers_tasks: false,
+            csv_rows_of: None,
+            reads_with: None,
+            registered_by: None,
+            catalog: None,
+            checks: &[],
+            success_members: &[],
+            success_statuses: &[200..=299],
+            reading: Reading::Whole,
+            success_checks: &[],
+            error_statuses: &[],
+            paging: None,
+            aliases: &[],
+            arguments: &[],
+            body: None,
+        }
+    }
+
     /// Whether the YAML documents `status` as one of the operation's successes.
     pub fn documents_success(&self, status: u16) -> bool {
         self.success_statuses.iter().any(|range| range.contains(&status))
@@ -565,32 +597,7 @@ mod routing_tests {
     use super::*;
 
     const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMeta {
-        OperationMeta {
-            id,
-            summary: "",
-            method,
-            path,
-            route_assumed: false,
-            authenticated: true,
-            permission: None,
-            permission_assumed: false,
-            rate_limited: false,
-            registers_tasks: false,
-            csv_rows_of: None,
-            reads_with: None,
-            registered_by: None,
-            catalog: None,
-            checks: &[],
-            success_members: &[],
-            success_statuses: &[],
-            reading: Reading::Whole,
-            success_checks: &[],
-            error_statuses: &[],
-            paging: None,
-            aliases: &[],
-            arguments: &[],
-            body: None,
-        }
+        OperationMeta::bare(id, method, path)
     }
 
     static OPERATIONS: [OperationMeta; 3] = [

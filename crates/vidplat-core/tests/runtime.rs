@@ -14,30 +14,11 @@ use vidplat_core::{
 
 const fn op(id: &'static str, method: Method, path: &'static str) -> OperationMeta {
     OperationMeta {
-        id,
         summary: id,
-        method,
-        path,
-        route_assumed: false,
-        authenticated: true,
-        permission: None,
-        permission_assumed: false,
         rate_limited: true,
-        registers_tasks: false,
-        csv_rows_of: None,
-        reads_with: None,
-        registered_by: None,
-        catalog: None,
-        checks: &[],
         success_members: &["id", "status"],
         success_statuses: &[200..=200],
-        reading: Reading::Whole,
-        success_checks: &[],
-        error_statuses: &[],
-        paging: None,
-        aliases: &[],
-        arguments: &[],
-        body: None,
+        ..OperationMeta::bare(id, method, path)
     }
 }
 

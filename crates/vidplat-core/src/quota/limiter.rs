@@ -462,30 +462,11 @@ mod tests {
     use crate::table::Method;
 
     const LIMITED: OperationMeta = OperationMeta {
-        id: "cloud_by_os",
         summary: "by OS",
-        method: Method::Get,
-        path: "/v2/os/data",
-        route_assumed: false,
-        authenticated: true,
-        permission: None,
-        permission_assumed: false,
         rate_limited: true,
-        registers_tasks: false,
-        csv_rows_of: None,
-        reads_with: None,
-        registered_by: None,
-        catalog: None,
-        checks: &[],
-        success_members: &[],
         success_statuses: &[200..=200],
         reading: crate::table::Reading::WhileArriving,
-        success_checks: &[],
-        error_statuses: &[],
-        paging: None,
-        aliases: &[],
-        arguments: &[],
-        body: None,
+        ..OperationMeta::bare("cloud_by_os", Method::Get, "/v2/os/data")
     };
     const REALTIME: OperationMeta = OperationMeta {
         id: "basic_realtime_user_counts",
