@@ -256,21 +256,7 @@ pub fn operation(service: Service, spec: CommandSpec) -> Command {
     if meta.method == vidplat_core::Method::Delete {
         fixed.push(crate::confirm::yes_flag());
     }
-    fixed.push(
-        Arg::new("dry-run")
-            .long("dry-run")
-            .action(ArgAction::SetTrue)
-            .help("Print the request that would be sent (the key redacted) and send nothing")
-            .help_heading("Seeing the call"),
-    );
-    fixed.push(
-        Arg::new("print")
-            .long("print")
-            .value_name("FORM")
-            .value_parser(["curl"])
-            .help("Print the request as a curl command (the key as $VIDPLAT_API_KEY) and send nothing")
-            .help_heading("Seeing the call"),
-    );
+    fixed.extend(crate::run::seeing_the_call());
     // A body member named like another flag of the command is `--body-<name>`.
     let globals = global_args();
     let taken: Vec<String> = globals
@@ -307,19 +293,11 @@ fn example(service: Service, spec: CommandSpec, flags: &[Arg]) -> String {
     let required = crate::spec::required_flags(spec.args().zip(flags), spec.operation.body);
     let base = format!("vidplat {} {}{}", service.as_str(), spec.name(), required.parameters);
     let mut call = format!("{base}{}", required.members);
-    let body_file = required.body_file;
     let body = spec.operation.body;
-    if let Some(body) = body {
-        let unflagged = body.required.iter().any(|member| {
-            !spec
-                .args()
-                .any(|arg| arg.argument.place == Place::Body && arg.argument.name == *member)
-        });
-        if !body.json {
-            call.push_str(" --body @FILE");
-        } else if body_file || unflagged {
-            call.push_str(" --body @body.json");
-        }
+    match body {
+        Some(body) if !body.json => call.push_str(" --body @FILE"),
+        Some(_) if required.body_file => call.push_str(" --body @body.json"),
+        _ => {}
     }
     let mut text = format!("Examples:\n  {call}\n");
     if spec.list() {

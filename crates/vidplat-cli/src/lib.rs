@@ -146,13 +146,7 @@ async fn dispatch(
         let args = Args::from_matches(spec, op_matches, io.stdin)?;
         let client = config::client_builder(matches)?.build()?;
         let _debug = matches.get_flag("debug").then(debug_subscriber);
-        let show = if flag(op_matches, "dry-run") {
-            Some(Show::DryRun)
-        } else if op_matches.try_get_one::<String>("print").ok().flatten().is_some() {
-            Some(Show::Curl)
-        } else {
-            None
-        };
+        let show = Show::asked(op_matches);
         if spec.operation.method == vidplat_core::Method::Delete && show.is_none() {
             confirm::destroying(&destroyed(spec, &args), flag(op_matches, "yes"), io)?;
         }
@@ -169,11 +163,7 @@ async fn dispatch(
             count_rows: io.stderr_terminal && !io.terminal,
             out: RefCell::new(&mut *io.stdout),
             notes: RefCell::new(Vec::new()),
-            secret_members: match service {
-                Service::Encoder => vidplat::encoder::operations::SECRET_MEMBERS,
-                Service::Vms => vidplat::vms::operations::SECRET_MEMBERS,
-                Service::Analytics => vidplat::analytics::operations::SECRET_MEMBERS,
-            },
+            secret_members: spec::secret_members(service),
         };
         let quota_waits = (service == Service::Analytics && show.is_none())
             .then(|| client.analytics_quota().map(|q| q.watch_waits()))
@@ -296,7 +286,7 @@ fn one<T: Clone + Send + Sync + 'static>(matches: &ArgMatches, id: &str) -> Opti
 }
 
 /// Runs `call`, showing each analytics quota wait on stderr (counted down on a terminal).
-async fn with_quota_waits<T>(
+pub(crate) async fn with_quota_waits<T>(
     call: impl std::future::Future<Output = Result<T, Failure>>,
     waits: Option<tokio::sync::watch::Receiver<Option<vidplat::QuotaWait>>>,
     stderr: &mut dyn Write,

@@ -86,7 +86,7 @@ impl Args {
         };
         object.extend(members);
         for set in sets {
-            apply_set(&mut value, set, body)?;
+            apply_set(&mut value, "--set", set, Some(body))?;
         }
         args.body = Some(value);
         Ok(args)
@@ -271,54 +271,53 @@ fn parse_path(path: &str) -> Option<Vec<Step>> {
     Some(steps)
 }
 
-/// Applies `--set path=value` (or `path:=json`) to the body.
-fn apply_set(body: &mut Value, set: &str, schema: vidplat_core::RequestBody) -> Result<(), Failure> {
-    let (path, text, raw) = split_set("--set", set)?;
-    let field = format!("body.{path}");
-    let steps = parse_path(path).ok_or_else(|| Failure::invalid(&field, "is not a member path like a.b[0].c"))?;
-    let pattern: String = steps
-        .iter()
-        .enumerate()
-        .map(|(i, step)| match step {
-            Step::Member(name) if i == 0 => name.clone(),
-            Step::Member(name) => format!(".{name}"),
-            Step::Index(_) => "[]".to_owned(),
-        })
-        .collect();
-    let kind = schema
-        .kind_of(&pattern)
-        .ok_or_else(|| Failure::invalid(&field, "is no member of the body (`--body-template` lists them)"))?;
-    let value = if raw {
-        serde_json::from_str(text).map_err(|e| Failure::invalid(&field, format!("is not JSON: {e}")))?
-    } else {
-        crate::flags::scalar(kind, text).map_err(|rule| Failure::invalid(&field, rule))?
-    };
-    place(body, &steps, value, &field)
-}
-
-/// `PATH=VALUE` (VALUE text) or `PATH:=JSON` as (path, value, whether JSON).
-fn split_set<'s>(flag: &str, set: &'s str) -> Result<(&'s str, &'s str, bool), Failure> {
-    match set.split_once('=') {
-        Some((path, text)) => Ok(match path.strip_suffix(':') {
+/// Applies `--set path=value` (or `path:=json`) to the body: with the
+/// operation's `schema`, a member it does not name is refused and a value is
+/// read as its member's kind; without one (`vidplat api --field`), a value is text.
+fn apply_set(
+    body: &mut Value,
+    flag: &str,
+    set: &str,
+    schema: Option<vidplat_core::RequestBody>,
+) -> Result<(), Failure> {
+    let (path, text, raw) = match set.split_once('=') {
+        Some((path, text)) => match path.strip_suffix(':') {
             Some(path) => (path, text, true),
             None => (path, text, false),
-        }),
-        None => Err(Failure::invalid(flag, format!("`{set}` is not PATH=VALUE"))),
-    }
-}
-
-/// `--field PATH=VALUE` (text) or `PATH:=JSON` into `body`, with no schema to
-/// type it: the raw request's body (`vidplat api`).
-pub(crate) fn apply_field(body: &mut Value, set: &str) -> Result<(), Failure> {
-    let (path, text, raw) = split_set("--field", set)?;
+        },
+        None => return Err(Failure::invalid(flag, format!("`{set}` is not PATH=VALUE"))),
+    };
     let field = format!("body.{path}");
     let steps = parse_path(path).ok_or_else(|| Failure::invalid(&field, "is not a member path like a.b[0].c"))?;
-    let value = if raw {
-        serde_json::from_str(text).map_err(|e| Failure::invalid(&field, format!("is not JSON: {e}")))?
-    } else {
-        Value::String(text.to_owned())
+    let kind =
+        match schema {
+            Some(schema) => {
+                let pattern: String = steps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, step)| match step {
+                        Step::Member(name) if i == 0 => name.clone(),
+                        Step::Member(name) => format!(".{name}"),
+                        Step::Index(_) => "[]".to_owned(),
+                    })
+                    .collect();
+                Some(schema.kind_of(&pattern).ok_or_else(|| {
+                    Failure::invalid(&field, "is no member of the body (`--body-template` lists them)")
+                })?)
+            }
+            None => None,
+        };
+    let value = match (raw, kind) {
+        (true, _) => serde_json::from_str(text).map_err(|e| Failure::invalid(&field, format!("is not JSON: {e}")))?,
+        (false, Some(kind)) => crate::flags::scalar(kind, text).map_err(|rule| Failure::invalid(&field, rule))?,
+        (false, None) => Value::String(text.to_owned()),
     };
     place(body, &steps, value, &field)
+}
+
+/// `--field PATH=VALUE` (text) or `PATH:=JSON` into a raw request's body (`vidplat api`).
+pub(crate) fn apply_field(body: &mut Value, field: &str) -> Result<(), Failure> {
+    apply_set(body, "--field", field, None)
 }
 
 /// `value` put at `steps` into `body`, making the objects and lists on the way.
@@ -368,11 +367,41 @@ pub enum Outcome {
     Printed,
 }
 
+/// `--dry-run` and `--print curl`: the request shown, nothing sent.
+pub fn seeing_the_call() -> [clap::Arg; 2] {
+    [
+        clap::Arg::new("dry-run")
+            .long("dry-run")
+            .action(clap::ArgAction::SetTrue)
+            .help("Print the request that would be sent (the key redacted) and send nothing")
+            .help_heading("Seeing the call"),
+        clap::Arg::new("print")
+            .long("print")
+            .value_name("FORM")
+            .value_parser(["curl"])
+            .help("Print the request as a curl command (the key as $VIDPLAT_API_KEY) and send nothing")
+            .help_heading("Seeing the call"),
+    ]
+}
+
 /// Show the request instead of sending it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Show {
     DryRun,
     Curl,
+}
+
+impl Show {
+    /// What `--dry-run` or `--print curl` ([`seeing_the_call`]) asks for.
+    pub fn asked(matches: &ArgMatches) -> Option<Show> {
+        if matches.try_get_one::<bool>("dry-run").ok().flatten() == Some(&true) {
+            Some(Show::DryRun)
+        } else if matches.try_get_one::<String>("print").ok().flatten().is_some() {
+            Some(Show::Curl)
+        } else {
+            None
+        }
+    }
 }
 
 /// How the operation commands of one invocation run and print.
@@ -486,22 +515,36 @@ impl Runner<'_> {
 
     fn show_request<O: Operation>(&self, call: O, show: Show) -> Result<Outcome, Failure> {
         let prepared = call.prepare()?;
-        let text = match show {
-            Show::DryRun => request_text(prepared.request()),
-            Show::Curl => curl(prepared.request()),
-        };
-        // A password in the body is shown no more than the key.
-        let redactor = vidplat_core::Redactor::new(None, self.secret_members);
-        let shown = redactor.text(&text);
-        if matches!(shown, std::borrow::Cow::Owned(_)) && show == Show::Curl {
-            self.note(format!(
-                "note: the body's secret members are shown as {}: put their values back before running it",
-                vidplat_core::REDACTED
-            ));
+        let (text, note) = shown_request(prepared.request(), show, self.secret_members);
+        if let Some(note) = note {
+            self.note(note);
         }
-        self.out.borrow_mut().write_all(shown.as_bytes())?;
+        self.out.borrow_mut().write_all(text.as_bytes())?;
         Ok(Outcome::Printed)
     }
+}
+
+/// `request` as `show` prints it, the key and the `secret_members` redacted
+/// (a password in the body is shown no more than the key); with a note for
+/// stderr when a curl command lost a secret that must be put back.
+pub fn shown_request(
+    request: &reqwest::Request,
+    show: Show,
+    secret_members: &'static [&'static str],
+) -> (String, Option<String>) {
+    let text = match show {
+        Show::DryRun => request_text(request),
+        Show::Curl => curl(request),
+    };
+    let redactor = vidplat_core::Redactor::new(None, secret_members);
+    let shown = redactor.text(&text);
+    let note = (matches!(shown, std::borrow::Cow::Owned(_)) && show == Show::Curl).then(|| {
+        format!(
+            "note: the body's secret members are shown as {}: put their values back before running it",
+            vidplat_core::REDACTED
+        )
+    });
+    (shown.into_owned(), note)
 }
 
 /// The request as text: the method and URL, the headers (sorted, the key
@@ -622,25 +665,25 @@ mod tests {
             nullable: &[],
         };
         let mut body = serde_json::json!({});
-        apply_set(&mut body, "streams[0].video.height=720", members).unwrap();
-        apply_set(&mut body, "name=123", members).unwrap();
+        apply_set(&mut body, "--set", "streams[0].video.height=720", Some(members)).unwrap();
+        apply_set(&mut body, "--set", "name=123", Some(members)).unwrap();
         assert_eq!(
             body,
             serde_json::json!({"streams": [{"video": {"height": 720}}], "name": "123"})
         );
-        let refused = apply_set(&mut body, "streams[2].video.height=1", members).unwrap_err();
+        let refused = apply_set(&mut body, "--set", "streams[2].video.height=1", Some(members)).unwrap_err();
         assert_eq!(
             refused.to_string(),
             "invalid input, not sent: `body.streams[2].video.height` index 2 skips elements (the list has 1)"
         );
-        let unknown = apply_set(&mut body, "nmae=x", members).unwrap_err();
+        let unknown = apply_set(&mut body, "--set", "nmae=x", Some(members)).unwrap_err();
         assert!(unknown.to_string().contains("`body.nmae` is no member"), "{unknown}");
-        let typed = apply_set(&mut body, "streams[0].video.height=tall", members).unwrap_err();
+        let typed = apply_set(&mut body, "--set", "streams[0].video.height=tall", Some(members)).unwrap_err();
         assert!(typed.to_string().contains("`tall` is not an integer"), "{typed}");
-        apply_set(&mut body, "streams:=[]", members).unwrap();
+        apply_set(&mut body, "--set", "streams:=[]", Some(members)).unwrap();
         assert_eq!(body["streams"], serde_json::json!([]));
         // An object that takes members the YAML does not name takes them, of its kind.
-        apply_set(&mut body, "settings.anything=3", members).unwrap();
+        apply_set(&mut body, "--set", "settings.anything=3", Some(members)).unwrap();
         assert_eq!(body["settings"], serde_json::json!({"anything": 3}));
     }
 

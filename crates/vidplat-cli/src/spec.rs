@@ -112,7 +112,7 @@ impl ArgSpec {
 /// The required flags of a command, each with a value of its kind: those
 /// of its parameters, then those of its body's members (which a
 /// `--body-template` line leaves out); and whether a required member is a
-/// list or an object, written in a body file instead.
+/// list or an object, or has no flag: written in a body file instead.
 pub struct RequiredFlags {
     pub parameters: String,
     pub members: String,
@@ -129,8 +129,12 @@ pub fn required_flags<'f>(
         members: String::new(),
         body_file: false,
     };
+    let mut flagged = Vec::new();
     for (arg, flag) in args {
         let argument = arg.argument;
+        if argument.place == Place::Body {
+            flagged.push(argument.name);
+        }
         // A body member's flag is required as its body says (`required` of the row's body).
         let (required, into) = match argument.place {
             Place::Body => (
@@ -155,5 +159,18 @@ pub fn required_flags<'f>(
         };
         into.push_str(&format!(" --{long} {value}"));
     }
+    // A required member no flag gives is written in the body file too.
+    if body.is_some_and(|body| body.required.iter().any(|member| !flagged.contains(member))) {
+        flags.body_file = true;
+    }
     flags
+}
+
+/// The members `service`'s YAML marks `x-secret`: never shown by a dry run.
+pub fn secret_members(service: Service) -> &'static [&'static str] {
+    match service {
+        Service::Encoder => vidplat::encoder::operations::SECRET_MEMBERS,
+        Service::Vms => vidplat::vms::operations::SECRET_MEMBERS,
+        Service::Analytics => vidplat::analytics::operations::SECRET_MEMBERS,
+    }
 }

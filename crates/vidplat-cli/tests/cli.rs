@@ -3989,6 +3989,39 @@ async fn api_sends_a_path_of_the_service_and_nothing_else() {
         ]
     );
 
+    // A dry run shows no secret member, as an operation's does; curl's says so.
+    let shown = cli
+        .run(&[
+            "api",
+            "vms",
+            "POST",
+            "/v1/viewing-pages",
+            "--field",
+            "password=hunter2",
+            "--dry-run",
+        ])
+        .await;
+    assert_eq!(shown.code, 0, "{shown:?}");
+    assert!(!shown.stdout.contains("hunter2"), "{shown:?}");
+    assert!(shown.stdout.contains("\"password\": \"[redacted]\""), "{shown:?}");
+    let curl = cli
+        .run(&[
+            "api",
+            "vms",
+            "POST",
+            "/v1/viewing-pages",
+            "--field",
+            "password=hunter2",
+            "--print",
+            "curl",
+        ])
+        .await;
+    assert!(
+        curl.stdout.starts_with("curl ") && !curl.stdout.contains("hunter2"),
+        "{curl:?}"
+    );
+    assert!(curl.stderr.contains("put their values back"), "{curl:?}");
+
     // Every page of the operation the route matches, as its rows.
     let profile = cli.profile().await;
     cli.register_tasks(&profile, 3).await;

@@ -143,6 +143,21 @@ impl Client {
         }
     }
 
+    /// `service`'s runtime (its base URL, key, retries, deadline and quota):
+    /// for a request no operation describes, [`Runtime::raw`] (`vidplat api`).
+    pub fn runtime(&self, service: Service) -> Result<&Runtime, Error> {
+        match service {
+            #[cfg(feature = "encoder")]
+            Service::Encoder => Ok(self.encoder()?.runtime()),
+            #[cfg(feature = "vms")]
+            Service::Vms => Ok(self.vms()?.runtime()),
+            #[cfg(feature = "analytics")]
+            Service::Analytics => Ok(self.analytics()?.runtime()),
+            #[allow(unreachable_patterns)] // every service's feature on
+            _ => Err(not_configured(service)),
+        }
+    }
+
     /// The client-side analytics limiter (shared by every clone of this client):
     /// `client.analytics_quota().map(|q| q.remaining())` is the month's remaining calls.
     pub fn analytics_quota(&self) -> Option<&QuotaLimiter> {

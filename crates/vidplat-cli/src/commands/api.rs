@@ -64,18 +64,8 @@ pub fn define(command: Command) -> Command {
             "Every row of every page, following the documented paging of the operation the \
                      method and path match (refused when none with paging does)",
         ))
-        .arg(
-            Arg::new("dry-run")
-                .long("dry-run")
-                .action(ArgAction::SetTrue)
-                .help("Print the request (the key redacted) and send nothing"),
-        )
-        .arg(
-            Arg::new("yes")
-                .long("yes")
-                .action(ArgAction::SetTrue)
-                .help("Send a DELETE without asking"),
-        )
+        .args(run::seeing_the_call())
+        .arg(crate::confirm::yes_flag())
         .after_help(
             "Examples:\n  vidplat api encoder GET /v1/tasks/counts\n  \
              vidplat api encoder GET /v1/tasks --field per_page=5 --paginate -o ndjson\n  \
@@ -105,7 +95,7 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         .unwrap_or_default();
     let in_query = matches!(method, Method::Get | Method::Delete);
     let client = invocation.client()?;
-    let runtime = runtime(&client, service)?;
+    let runtime = client.runtime(service)?;
     if matches.get_flag("paginate") {
         return paginate(invocation, &client, runtime.clone(), method, path, &fields).await;
     }
@@ -132,17 +122,29 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         (path.to_owned(), Some(bytes))
     };
     let request = runtime.raw(method, &path, body)?;
-    if matches.get_flag("dry-run") {
-        invocation
-            .io
-            .stdout
-            .write_all(run::request_text(request.request()).as_bytes())?;
+    if let Some(show) = run::Show::asked(matches) {
+        let (text, note) = run::shown_request(request.request(), show, crate::spec::secret_members(service));
+        invocation.io.stdout.write_all(text.as_bytes())?;
+        if let Some(note) = note {
+            writeln!(invocation.io.stderr, "{note}")?;
+        }
         return Ok(());
     }
     if method == Method::Delete {
         crate::confirm::destroying(&format!("DELETE {path}"), matches.get_flag("yes"), invocation.io)?;
     }
-    let answer = request.send().await?;
+    let waits = client
+        .analytics_quota()
+        .filter(|_| service == Service::Analytics)
+        .map(|q| q.watch_waits());
+    let io = &mut *invocation.io;
+    let answer = crate::with_quota_waits(
+        async { Ok(request.send().await?) },
+        waits,
+        &mut *io.stderr,
+        io.stderr_terminal,
+    )
+    .await?;
     let body = answer.into_inner();
     if body.is_empty() {
         return Ok(());
@@ -160,15 +162,6 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
             Ok(())
         }
     }
-}
-
-/// The runtime of `service`'s client.
-fn runtime(client: &vidplat::Client, service: Service) -> Result<&Runtime, Failure> {
-    Ok(match service {
-        Service::Encoder => client.encoder()?.runtime(),
-        Service::Vms => client.vms()?.runtime(),
-        Service::Analytics => client.analytics()?.runtime(),
-    })
 }
 
 /// `path` with each `KEY=VALUE` field appended to its query, percent-encoded.
@@ -245,7 +238,7 @@ async fn paginate(
         count_rows: invocation.io.stderr_terminal && !invocation.io.terminal,
         out: RefCell::new(&mut *invocation.io.stdout),
         notes: RefCell::new(Vec::new()),
-        secret_members: &[],
+        secret_members: crate::spec::secret_members(runtime.service()),
     };
     let data = args.for_builder();
     let visited = client.visit(runtime.service(), operation.id, &data, run::Running(&runner))?;
