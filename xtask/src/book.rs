@@ -69,17 +69,8 @@ pub fn build(target: &Path) -> Result<Option<PathBuf>> {
 
 /// `mdbook` from `PATH` or cargo's bin directory.
 fn mdbook() -> Result<Option<PathBuf>> {
-    let candidates = std::env::var_os("PATH")
-        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .chain(std::env::var_os("CARGO_HOME").map(|home| PathBuf::from(home).join("bin")))
-        .chain(std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo/bin")));
-    for dir in candidates {
-        let candidate = dir.join("mdbook");
-        if candidate.is_file() {
-            return Ok(Some(candidate));
-        }
+    if let Some(mdbook) = program("mdbook") {
+        return Ok(Some(mdbook));
     }
     if std::env::var_os("VIDPLAT_REQUIRE_MDBOOK").is_some() {
         bail!("mdbook is not installed and VIDPLAT_REQUIRE_MDBOOK is set (cargo install mdbook --locked)");
@@ -273,18 +264,24 @@ fn rewrite(target: &str, origin: &str, page: &str, by_origin: &BTreeMap<&str, &s
 
 /// `path` with `.` and `..` folded; `None` if it leaves the repository.
 fn normalise(path: &Path) -> Option<PathBuf> {
-    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    let mut normal = PathBuf::new();
+    // How many named folders deep it is: `..` may climb only those, never past the start or the root.
+    let mut depth = 0usize;
     for component in path.components() {
         match component {
-            Component::Normal(part) => parts.push(part),
+            Component::Normal(part) => {
+                normal.push(part);
+                depth += 1;
+            }
             Component::CurDir => {}
             Component::ParentDir => {
-                parts.pop()?;
+                depth = depth.checked_sub(1)?;
+                normal.pop();
             }
-            _ => return None,
+            root_or_prefix => normal.push(root_or_prefix),
         }
     }
-    Some(parts.iter().collect())
+    Some(normal)
 }
 
 /// Every `href` of the built book that names a page of the book or an anchor
@@ -321,7 +318,7 @@ fn broken_links(out: &Path) -> Result<Vec<String>> {
                 } else {
                     joined
                 };
-                match normalise_absolute(&joined) {
+                match normalise(&joined) {
                     Some(target) => target,
                     None => {
                         broken.push(format!("{}: {href}", relative_to(file, out)));
@@ -341,22 +338,6 @@ fn broken_links(out: &Path) -> Result<Vec<String>> {
     broken.sort();
     broken.dedup();
     Ok(broken)
-}
-
-fn normalise_absolute(path: &Path) -> Option<PathBuf> {
-    let mut normal = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                if !normal.pop() {
-                    return None;
-                }
-            }
-            Component::CurDir => {}
-            other => normal.push(other),
-        }
-    }
-    Some(normal)
 }
 
 fn relative_to(file: &Path, out: &Path) -> String {
@@ -574,8 +555,8 @@ mod phrase_tests {
 /// `target/book-screenshot.png`. Says it skipped without Chromium or Node,
 /// unless `VIDPLAT_REQUIRE_BROWSER` is set.
 pub fn check_in_browser(book: &Path, target: &Path) -> Result<()> {
-    let chromium = ["chromium", "chromium-browser"].into_iter().find_map(on_path);
-    let node = on_path("node");
+    let chromium = ["chromium", "chromium-browser"].into_iter().find_map(program);
+    let node = program("node");
     let (Some(chromium), Some(node)) = (chromium, node) else {
         if std::env::var_os("VIDPLAT_REQUIRE_BROWSER").is_some() {
             bail!("the book's browser check needs chromium and node on PATH (VIDPLAT_REQUIRE_BROWSER is set)");
@@ -625,9 +606,14 @@ pub fn check_in_browser(book: &Path, target: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `name` on `PATH`.
-fn on_path(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
+/// The program `name`: on `PATH`, or where `cargo install` puts it.
+fn program(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .chain(std::env::var_os("CARGO_HOME").map(|home| PathBuf::from(home).join("bin")))
+        .chain(std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo/bin")))
         .map(|dir| dir.join(name))
         .find(|candidate| candidate.is_file())
 }
