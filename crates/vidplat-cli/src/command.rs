@@ -1,15 +1,28 @@
 //! The command tree: each row of the services' tables (`CommandSpec`) made
 //! into a clap command, beside the hand-written extras.
 
-use crate::commands::Extra;
+use crate::commands::{Extra, Making};
 pub use crate::spec::{commands, find, ArgSpec, CommandSpec};
 use clap::{Arg, ArgAction, Command};
 use vidplat_core::{Kind, Place, Service};
 
 pub const SERVICES: [Service; 3] = [Service::Encoder, Service::Vms, Service::Analytics];
 
-/// The whole `vidplat` command.
+/// The whole `vidplat` command, every command made: to read the tree
+/// (help, completion, man pages).
 pub fn root() -> Command {
+    tree(Making::Whole)
+}
+
+/// The `vidplat` command to run one command line: each command's flags,
+/// help and subcommands are made only when it is on the line (clap's
+/// `Command::defer`). A command line runs one of about 130 commands, and
+/// making them all was most of its start-up (BENCHMARKS.md (m)).
+pub fn root_to_run() -> Command {
+    tree(Making::Lazily)
+}
+
+fn tree(making: Making) -> Command {
     Command::new("vidplat")
         .version(env!("CARGO_PKG_VERSION"))
         .about("The video platform's three services from a shell: encoding, video management, viewing analytics")
@@ -20,16 +33,19 @@ pub fn root() -> Command {
         .subcommand(service(
             Service::Encoder,
             "The encoding service: tasks, presets, profiles, imports",
+            making,
         ))
         .subcommand(service(
             Service::Vms,
             "The video management service: contents, pages, sites, policies",
+            making,
         ))
         .subcommand(service(
             Service::Analytics,
             "Viewing analytics, basic (/v1) and cloud (/v2): 3 calls a minute, 1 at a time",
+            making,
         ))
-        .subcommands(Extra::under(None).map(Extra::command))
+        .subcommands(Extra::under(None).map(|extra| extra.command(making)))
 }
 
 /// The exit codes, the same for every command.
@@ -45,7 +61,7 @@ Exit codes:
   124  a wait timed out
   130  interrupted";
 
-fn global_args() -> Vec<Arg> {
+pub(crate) fn global_args() -> Vec<Arg> {
     let global = |arg: Arg| arg.global(true).help_heading("Global options");
     vec![
         global(
@@ -139,17 +155,34 @@ fn url_arg(name: &'static str, variable: &'static str, help: &'static str) -> Ar
         .help(format!("{help} (else {variable}, else the profile's)"))
 }
 
-fn service(service: Service, about: &'static str) -> Command {
-    Command::new(service.as_str())
+fn service(service: Service, about: &'static str, making: Making) -> Command {
+    let listed = Command::new(service.as_str())
         .about(about)
         .subcommand_required(true)
-        .arg_required_else_help(true)
+        .arg_required_else_help(true);
+    match (service, making) {
+        (Service::Encoder, Making::Lazily) => {
+            listed.defer(|listed| service_made(Service::Encoder, listed, Making::Lazily))
+        }
+        (Service::Vms, Making::Lazily) => listed.defer(|listed| service_made(Service::Vms, listed, Making::Lazily)),
+        (Service::Analytics, Making::Lazily) => {
+            listed.defer(|listed| service_made(Service::Analytics, listed, Making::Lazily))
+        }
+        (service, Making::Whole) => service_made(service, listed, Making::Whole),
+    }
+}
+
+/// A service's commands. (Its operations are made together: an operation's
+/// own flag shadows a global one of the same name only when it is there
+/// before the service gives it its global flags.)
+fn service_made(service: Service, listed: Command, making: Making) -> Command {
+    listed
         .subcommands(commands(service).map(|spec| operation(service, spec)))
-        .subcommands(Extra::under(Some(service)).map(Extra::command))
+        .subcommands(Extra::under(Some(service)).map(|extra| extra.command(making)))
 }
 
 /// One operation's command.
-pub fn operation(service: Service, spec: CommandSpec) -> Command {
+fn operation(service: Service, spec: CommandSpec) -> Command {
     let meta = spec.operation;
     let mut long = format!("{}\n\n{} {}", meta.summary, meta.method, meta.path);
     if meta.route_assumed {
@@ -312,4 +345,55 @@ fn example(service: Service, spec: CommandSpec, flags: &[Arg]) -> String {
         text.push_str(&format!("  {call} --wait   # until its tasks end\n"));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::Extra;
+
+    #[test]
+    fn the_tree_to_run_makes_a_command_only_when_it_is_run() {
+        let root = root_to_run();
+        for service in ["encoder", "vms", "analytics"] {
+            let listed = root.find_subcommand(service).expect("listed");
+            assert_eq!(
+                listed.get_subcommands().count(),
+                0,
+                "{service}'s commands made before it is run"
+            );
+        }
+        let extra = root.find_subcommand("batch").expect("listed");
+        assert_eq!(extra.get_arguments().count(), 0, "batch's flags made before it is run");
+        // What is run is made as it is parsed.
+        let matches = root
+            .try_get_matches_from(["vidplat", "encoder", "get-task", "--task-id", "7"])
+            .expect("parsed");
+        let (_, encoder) = matches.subcommand().expect("a service");
+        let (_, get_task) = encoder.subcommand().expect("an operation");
+        assert_eq!(
+            get_task.get_one::<serde_json::Value>("task-id"),
+            Some(&serde_json::json!(7))
+        );
+    }
+
+    #[test]
+    fn the_commands_made_at_once_are_those_that_shadow_a_global_flag() {
+        let globals: Vec<String> = global_args().iter().map(|arg| arg.get_id().to_string()).collect();
+        for extra in Extra::ALL {
+            let mut made = extra.command(crate::commands::Making::Lazily);
+            made.build();
+            let shadowed: Vec<String> = made
+                .get_arguments()
+                .map(|arg| arg.get_id().to_string())
+                .filter(|id| globals.contains(id))
+                .collect();
+            assert_eq!(
+                !shadowed.is_empty(),
+                extra.shadows_a_global_flag(),
+                "{}: its flags named as global ones: {shadowed:?}",
+                extra.name()
+            );
+        }
+    }
 }

@@ -17,7 +17,7 @@ mod progress;
 mod run;
 mod spec;
 
-pub use command::{root, EXIT_CODES};
+pub use command::{root, root_to_run, EXIT_CODES};
 pub use failure::Exit;
 pub use output::TerminalSafe;
 
@@ -50,7 +50,7 @@ pub struct Io<'a> {
 /// Runs one command line; the exit code.
 pub async fn run(argv: impl IntoIterator<Item = impl Into<OsString> + Clone>, io: &mut Io<'_>) -> i32 {
     let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
-    let matches = match root().try_get_matches_from(&argv) {
+    let matches = match command::root_to_run().try_get_matches_from(&argv) {
         Ok(matches) => matches,
         Err(e) => {
             let mut text = if io.terminal {

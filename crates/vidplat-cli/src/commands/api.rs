@@ -15,7 +15,6 @@ use vidplat_core::{Method, Runtime, Service};
 
 pub fn define(command: Command) -> Command {
     command
-        .about("Send a request to a path of a service (the escape hatch for routes no operation holds)")
         .long_about(
             "Send a request to a path of a service with the profile's base URL and key, the SDK's retries \
              (a POST, PUT or PATCH that may have arrived is never sent again), the deadline and, for \

@@ -16,7 +16,6 @@ use vidplat_core::Service;
 
 pub fn define(command: Command) -> Command {
     command
-        .about("Run one operation over every row of a CSV or NDJSON file, resumably")
         .long_about(
             "Run one operation over every row of a CSV (with a header) or NDJSON file. Each column is named \
              as the operation command's flag (`task-id`, `input-filepath`); any other column is a `--set` \

@@ -22,7 +22,6 @@ pub fn define(command: Command) -> Command {
             .help("Also delete what the account has and the file does not name")
     };
     command
-        .about("The account's set-up as a file: presets, profiles, categories, labels, notification settings")
         .long_about(
             "The account's set-up as a YAML file: notification settings, presets, profiles (holding presets by \
              name), categories (by path, `Sports/Football`) and labels, each matched by its name; ids never \

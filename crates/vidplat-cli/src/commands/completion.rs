@@ -7,7 +7,6 @@ use clap::{Arg, Command};
 pub fn define(command: Command) -> Command {
     command
         .after_help("Examples:\n  vidplat completion bash > ~/.local/share/bash-completion/completions/vidplat")
-        .about("Print the shell completion script")
         .arg(
             Arg::new("shell")
                 .value_name("SHELL")

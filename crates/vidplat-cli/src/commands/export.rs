@@ -20,7 +20,6 @@ const STATE_FILE: &str = ".vidplat-export-state.json";
 
 pub fn define(command: Command) -> Command {
     command
-        .about("Every row of a report over a period into files, one per day (or per period), under the quota; rerun to resume")
         .long_about(
             "Every row of a report over a period into files: out/date=YYYY-MM-DD/part-000.EXT for the reports \
              whose rows each belong to a day (asked for --chunk-days at a time; a chunk answered 408 is halved, \

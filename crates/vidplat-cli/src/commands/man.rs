@@ -10,7 +10,6 @@ use std::path::Path;
 
 pub fn define(command: Command) -> Command {
     command
-        .about("Write the man pages into DIR: vidplat.1 and one per command")
         .arg(Arg::new("dir").value_name("DIR").required(true))
         .after_help("Examples:\n  vidplat man ~/.local/share/man/man1 && man vidplat-encoder-list-tasks")
 }

@@ -52,6 +52,26 @@ pub enum Extra {
     Man,
 }
 
+/// How a command's flags and subcommands are made.
+#[derive(Clone, Copy)]
+pub enum Making {
+    /// At once. clap's `help` subcommands (`vidplat analytics help export
+    /// <TAB>`) list only the commands made when their parent is built.
+    Whole,
+    /// When the command is the one run.
+    Lazily,
+}
+
+impl Making {
+    /// `listed` (a name and a summary) with what `made` gives it, now or when it runs.
+    pub fn apply(self, listed: Command, made: fn(Command) -> Command) -> Command {
+        match self {
+            Making::Whole => made(listed),
+            Making::Lazily => listed.defer(made),
+        }
+    }
+}
+
 impl Extra {
     /// Every one, in the order help lists them.
     pub const ALL: [Extra; 15] = [
@@ -121,26 +141,62 @@ impl Extra {
         Extra::under(service).find(|extra| extra.name() == name)
     }
 
-    /// Its clap command.
-    pub fn command(self) -> Command {
-        let command = Command::new(self.name());
+    /// What it does, as its parent's help lists it.
+    pub fn about(self) -> &'static str {
         match self {
-            Extra::WaitTask => wait_task::define(command),
-            Extra::WaitTaskImport => wait_task_import::define(command),
-            Extra::SignPage => sign_page::define(command),
-            Extra::VerifyUrl => verify_url::define(command),
-            Extra::Quota => quota::define(command),
-            Extra::Export => export::define(command),
-            Extra::Batch => batch::define(command),
-            Extra::Api => api::define(command),
-            Extra::Catalog => catalog::define(command),
-            Extra::Watch => watch::define(command),
-            Extra::Webhook => webhook::define(command),
-            Extra::Profile => profile::define(command),
-            Extra::Sim => sim::define(command),
-            Extra::Completion => completion::define(command),
-            Extra::Man => man::define(command),
+            Extra::WaitTask => "Wait for tasks to end: each status change on stderr, the final tasks on stdout",
+            Extra::WaitTaskImport => "Wait for a CSV import job's tasks to finish; the job on stdout",
+            Extra::SignPage => "Print a viewing page's signed URL",
+            Extra::VerifyUrl => "Check a signed page URL: its grant on stdout, exit 5 when expired or invalid",
+            Extra::Quota => {
+                "The analytics quota: the per-minute window and its calls, whether the slot is held, the month's \
+                 count (the account's, from Redis, when the profile has a quota store)"
+            }
+            Extra::Export => "Every row of a report over a period into files, one per day (or per period), under the quota; rerun to resume",
+            Extra::Batch => "Run one operation over every row of a CSV or NDJSON file, resumably",
+            Extra::Api => "Send a request to a path of a service (the escape hatch for routes no operation holds)",
+            Extra::Catalog => "The account's set-up as a file: presets, profiles, categories, labels, notification settings",
+            Extra::Watch => "Changes as events, out of polling: one JSON line per change seen",
+            Extra::Webhook => "Webhook signatures (Standard Webhooks)",
+            Extra::Profile => "Named set-ups in the configuration directory (the API key in a file only its owner reads)",
+            Extra::Sim => "Run the simulator of the three services on 127.0.0.1 and print the VIDPLAT_* variables that point at it",
+            Extra::Completion => "Print the shell completion script",
+            Extra::Man => "Write the man pages into DIR: vidplat.1 and one per command",
         }
+    }
+
+    /// Its clap command, its flags and subcommands made as `making` says.
+    pub fn command(self, making: Making) -> Command {
+        let define: fn(Command) -> Command = match self {
+            Extra::WaitTask => wait_task::define,
+            Extra::WaitTaskImport => wait_task_import::define,
+            Extra::SignPage => sign_page::define,
+            Extra::VerifyUrl => verify_url::define,
+            Extra::Quota => quota::define,
+            Extra::Export => export::define,
+            Extra::Batch => batch::define,
+            Extra::Api => api::define,
+            Extra::Catalog => catalog::define,
+            Extra::Watch => watch::define,
+            Extra::Webhook => webhook::define,
+            Extra::Profile => profile::define,
+            Extra::Sim => sim::define,
+            Extra::Completion => completion::define,
+            Extra::Man => man::define,
+        };
+        let listed = Command::new(self.name()).about(self.about());
+        match self.shadows_a_global_flag() {
+            true => define(listed),
+            false => making.apply(listed, define),
+        }
+    }
+
+    /// Whether one of its own flags has the name of a global one (`sim
+    /// --analytics-window` is the simulator's window, not the client's).
+    /// Such a command is made at once: a command made later has been given
+    /// the global flag already, and clap refuses a second flag of its name.
+    pub(crate) fn shadows_a_global_flag(self) -> bool {
+        matches!(self, Extra::Sim)
     }
 
     /// Runs it.

@@ -16,7 +16,6 @@ pub fn define(command: Command) -> Command {
             .help("The profile's name")
     };
     command
-        .about("Named set-ups in the configuration directory (the API key in a file only its owner reads)")
         .subcommand_required(true)
         .subcommand(
             Command::new("add")

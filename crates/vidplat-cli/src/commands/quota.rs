@@ -8,12 +8,7 @@ use serde_json::{json, Value};
 use vidplat::Client;
 
 pub fn define(command: Command) -> Command {
-    command
-        .after_help("Examples:\n  vidplat analytics quota -o yaml")
-        .about(
-            "The analytics quota: the per-minute window and its calls, whether the slot is held, the month's count \
-         (the account's, from Redis, when the profile has a quota store)",
-        )
+    command.after_help("Examples:\n  vidplat analytics quota -o yaml")
 }
 
 pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {

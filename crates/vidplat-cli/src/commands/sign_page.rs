@@ -11,7 +11,6 @@ use vidplat::Client;
 pub fn define(command: Command) -> Command {
     command
         .after_help("Examples:\n  vidplat vms sign-page --page PAGE_ID --domain portal.example.jp --valid-for 2h --audience user-42")
-        .about("Print a viewing page's signed URL")
         .arg(
             Arg::new("page")
                 .long("page")

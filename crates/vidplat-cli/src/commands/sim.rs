@@ -15,9 +15,6 @@ pub fn define(command: Command) -> Command {
             .help("The running simulator's root, as `vidplat sim` printed it")
     };
     command
-        .about(
-            "Run the simulator of the three services on 127.0.0.1 and print the VIDPLAT_* variables that point at it",
-        )
         .args_conflicts_with_subcommands(true)
         .subcommand(
             Command::new("put-input")

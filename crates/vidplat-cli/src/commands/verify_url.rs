@@ -13,7 +13,6 @@ pub fn define(command: Command) -> Command {
         .after_help(
             "Examples:\n  vidplat vms verify-url 'https://portal.example.jp/pages/PAGE_ID?expires=…&signature=…'",
         )
-        .about("Check a signed page URL: its grant on stdout, exit 5 when expired or invalid")
         .arg(Arg::new("url").value_name("URL").required(true).help("The signed URL"))
         .arg(sign_page::signing_key_file())
 }

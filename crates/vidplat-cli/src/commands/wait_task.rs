@@ -13,7 +13,6 @@ use vidplat::Client;
 pub fn define(command: Command) -> Command {
     command
         .after_help("Examples:\n  vidplat encoder wait-task 7 8 9 --timeout 30m")
-        .about("Wait for tasks to end: each status change on stderr, the final tasks on stdout")
         .long_about(
             "Wait for tasks to end: each status change on stderr, the final tasks on stdout.\n\n\
              Exits 0 when every task ended ready, 4 when one ended failed or canceled, 124 when \

@@ -10,7 +10,6 @@ use clap::{Arg, Command};
 pub fn define(command: Command) -> Command {
     command
         .after_help("Examples:\n  vidplat encoder wait-task-import 3")
-        .about("Wait for a CSV import job's tasks to finish; the job on stdout")
         .arg(
             Arg::new("import-id")
                 .value_name("IMPORT_ID")

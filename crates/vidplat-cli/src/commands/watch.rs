@@ -16,7 +16,6 @@ use vidplat::webhooks::WebhookSecret;
 
 pub fn define(command: Command) -> Command {
     command
-        .about("Changes as events, out of polling: one JSON line per change seen")
         .subcommand_required(true)
         .subcommand(source(
             "tasks",

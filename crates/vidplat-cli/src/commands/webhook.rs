@@ -13,7 +13,6 @@ pub fn define(command: Command) -> Command {
         Arg::new(name).long(name).value_name(value).required(true).help(help)
     };
     command
-        .about("Webhook signatures (Standard Webhooks)")
         .subcommand_required(true)
         .subcommand(
             Command::new("verify")
