@@ -2378,6 +2378,26 @@ async fn a_batch_names_every_refused_row_and_sends_nothing() {
     assert_eq!(cli.task_inputs().await.len(), 497);
 }
 
+/// A batch of a service the set-up gives no URL is refused once, before any
+/// row is read into a request (it was refused once for every row).
+#[tokio::test]
+async fn a_batch_of_a_service_without_a_url_is_refused_once() {
+    let cli = Cli::start().await;
+    let dir = tempfile::tempdir().expect("a directory");
+    let file = dir.path().join("tasks.csv");
+    std::fs::write(&file, task_rows("7", 50)).expect("rows written");
+    let mut command = cli.command(&["batch", "encoder", "register-task", file.to_str().expect("a path")]);
+    command.env_remove("VIDPLAT_ENCODER_URL");
+    let run = cli.run_with(command, "").await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "error: client configuration: no base URL for the encoder service (set it on the builder or in VIDPLAT_ENCODER_URL)\n"
+    );
+    assert!(!dir.path().join("tasks.csv.journal").exists(), "nothing ran");
+}
+
 #[tokio::test]
 async fn a_rerun_sends_each_row_once_and_never_again_one_that_may_have_arrived() {
     let cli = Cli::start().await;

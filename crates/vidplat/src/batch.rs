@@ -179,7 +179,11 @@ impl crate::Client {
     /// `service`, to run over rows of arguments. At most 4 rows are in
     /// flight at once (1 for analytics, whose quota allows one call at a
     /// time): the documents give the encoder and video management no rate.
+    /// A client without `service` (no base URL for it) is refused here,
+    /// once, as [`BatchError::Client`].
     pub fn batch(&self, service: Service, operation: &str) -> Result<Batch<'_>, BatchError> {
+        // A service this client cannot call is said once, not for every row.
+        self.runtime(service)?;
         let table = crate::client::tables()
             .into_iter()
             .find(|table| table.service == service);
