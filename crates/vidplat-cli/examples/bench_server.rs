@@ -2,7 +2,8 @@
 //! local encoding service answering `GET /v1/tasks?page=P&per_page=N` from
 //! `--tasks` tasks (default 10,000; 100 a page unless asked), every page's
 //! body made before it listens, and `POST /v1/tasks` with a registration of
-//! one task (the next id), answered at once. Prints `VIDPLAT_ENCODER_URL=http://127.0.0.1:PORT`
+//! one task (the next id), answered at once or, with `--latency-ms N`, after
+//! N milliseconds (a service some way off: BENCHMARKS.md (m)). Prints `VIDPLAT_ENCODER_URL=http://127.0.0.1:PORT`
 //! on stdout, then serves until its stdin closes.
 //!
 //! ```sh
@@ -83,11 +84,13 @@ fn page(count: u64, page: u64, per_page: u64) -> Bytes {
 async fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
     let mut count: u64 = 10_000;
+    let mut latency = std::time::Duration::ZERO;
     while let Some(arg) = args.next() {
         match (arg.as_str(), args.next().and_then(|v| v.parse().ok())) {
             ("--tasks", Some(n)) => count = n,
+            ("--latency-ms", Some(ms)) => latency = std::time::Duration::from_millis(ms),
             _ => {
-                eprintln!("usage: bench_server [--tasks N]");
+                eprintln!("usage: bench_server [--tasks N] [--latency-ms N]");
                 std::process::exit(2);
             }
         }
@@ -116,7 +119,10 @@ async fn main() -> std::io::Result<()> {
                     ([(header::CONTENT_TYPE, "application/json")], body)
                 },
             )
-            .post(|State(tasks): State<Arc<Tasks>>| async move {
+            .post(move |State(tasks): State<Arc<Tasks>>| async move {
+                if !latency.is_zero() {
+                    tokio::time::sleep(latency).await;
+                }
                 let id = tasks.registered.fetch_add(1, Ordering::Relaxed) + 1;
                 let mut registered = task(id);
                 registered["status"] = json!("waiting");

@@ -614,8 +614,11 @@ impl Journal {
     }
 
     fn record(&self, number: u64, key: &str, state: State) -> Result<(), BatchError> {
-        let mut line = json!({"row": number, "key": key, "state": state.name()}).to_string();
-        line.push('\n');
+        // The key is hex and the state a fixed word: nothing to escape.
+        let line = format!(
+            "{{\"row\":{number},\"key\":\"{key}\",\"state\":\"{}\"}}\n",
+            state.name()
+        );
         let mut file = self.file.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         // One write of the whole line: a killed run leaves whole lines only.
         file.write_all(line.as_bytes()).map_err(|e| BatchError::Journal {

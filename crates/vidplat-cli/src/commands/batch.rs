@@ -659,8 +659,8 @@ fn row_args(spec: CommandSpec, command: &mut Command, cells: Cells) -> ParsedRow
         }
         by_column.push((column, start..argv.len()));
     }
-    let (argv, problems) = match command.try_get_matches_from_mut(&argv) {
-        Ok(_) => (argv, Vec::new()),
+    let (matches, problems) = match command.try_get_matches_from_mut(&argv) {
+        Ok(matches) => (Ok(matches), Vec::new()),
         // Every column that does not parse alone is named; the others go on.
         Err(_) => {
             let mut problems: Vec<(String, String)> = Vec::new();
@@ -671,11 +671,10 @@ fn row_args(spec: CommandSpec, command: &mut Command, cells: Cells) -> ParsedRow
                     Err(e) => problems.push((column.clone(), first_line(&e.render().to_string()))),
                 }
             }
-            (parsed, problems)
+            (command.try_get_matches_from_mut(&parsed), problems)
         }
     };
-    let args = command
-        .try_get_matches_from_mut(&argv)
+    let args = matches
         .map_err(|e| vec![("row".to_owned(), first_line(&e.render().to_string()))])
         .and_then(|matches| refusals_of(Args::from_matches(spec, &matches, &mut std::io::empty())));
     match args {
