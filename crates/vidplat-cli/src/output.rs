@@ -110,8 +110,18 @@ impl RowWriter {
         match self.format {
             Format::Json => {
                 self.line.clear();
-                self.line.extend_from_slice(if first { b"[\n" } else { b",\n" });
+                self.line.extend_from_slice(if first { b"[\n  " } else { b",\n  " });
+                let start = self.line.len();
                 serde_json::to_writer_pretty(&mut self.line, row).map_err(io::Error::other)?;
+                // Indented as an element of the array, as one pretty array is
+                // (JSON text has no raw newline inside a string).
+                let lines = self.line.split_off(start);
+                for byte in lines {
+                    self.line.push(byte);
+                    if byte == b'\n' {
+                        self.line.extend_from_slice(b"  ");
+                    }
+                }
                 out.write_all(&self.line)
             }
             Format::Ndjson => {
@@ -381,7 +391,7 @@ impl<W: Write> Write for TerminalSafe<W> {
 
 #[cfg(test)]
 mod tests {
-    use super::TerminalSafe;
+    use super::{Format, RowWriter, TerminalSafe};
     use std::io::Write as _;
 
     fn shown(chunks: &[&[u8]]) -> String {
@@ -391,6 +401,22 @@ mod tests {
         }
         safe.flush().expect("flushed");
         String::from_utf8(safe.inner).expect("UTF-8")
+    }
+
+    #[test]
+    fn json_rows_are_printed_as_one_pretty_array_is() {
+        let rows = vec![
+            serde_json::json!({"id": 1, "streams": [{"height": 720}], "title": "a\nb"}),
+            serde_json::json!({"id": 2, "streams": [], "title": "c"}),
+        ];
+        let mut out = Vec::new();
+        let mut writer = RowWriter::new(Format::Json, None);
+        for row in &rows {
+            writer.row(&mut out, row).expect("written");
+        }
+        writer.finish(&mut out).expect("finished");
+        let expected = serde_json::to_string_pretty(&rows).expect("pretty") + "\n";
+        assert_eq!(String::from_utf8(out).expect("UTF-8"), expected);
     }
 
     #[test]
