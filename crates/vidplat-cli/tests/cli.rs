@@ -4108,6 +4108,41 @@ async fn api_sends_a_path_of_the_service_and_nothing_else() {
     assert_eq!(quota.json()["used_this_month"], 1, "{quota:?}");
 }
 
+/// The binary parses with a tree whose commands are made only when run
+/// (`root_to_run`); each command's help, and the refusal of a flag it does
+/// not have, are the same bytes as from the whole tree the snapshot reads.
+#[test]
+fn the_tree_to_run_gives_each_command_the_whole_tree_s_help_and_refusals() {
+    fn paths(command: &clap::Command, path: Vec<String>, all: &mut Vec<Vec<String>>) {
+        all.push(path.clone());
+        for sub in command.get_subcommands().filter(|sub| sub.get_name() != "help") {
+            let mut below = path.clone();
+            below.push(sub.get_name().to_owned());
+            paths(sub, below, all);
+        }
+    }
+    let mut whole = vidplat_cli::root();
+    whole.build();
+    let mut all = Vec::new();
+    paths(&whole, vec!["vidplat".to_owned()], &mut all);
+    assert!(all.len() > 150, "{} commands", all.len());
+    let rendered = |root: clap::Command, words: &[String]| match root.try_get_matches_from(words) {
+        Ok(_) => "parsed".to_owned(),
+        Err(e) => format!("{:?}: {}", e.kind(), e.render()),
+    };
+    let mut differ = Vec::new();
+    for path in &all {
+        for last in ["--help", "--no-such-flag"] {
+            let mut words = path.clone();
+            words.push(last.to_owned());
+            if rendered(vidplat_cli::root_to_run(), &words) != rendered(vidplat_cli::root(), &words) {
+                differ.push(words.join(" "));
+            }
+        }
+    }
+    assert!(differ.is_empty(), "{differ:#?}");
+}
+
 /// Every command that runs something shows how, as gh's help does: an
 /// `Examples:` section in its help (groups list their commands instead),
 /// each example a command line the command tree parses.

@@ -185,18 +185,20 @@ impl Extra {
             Extra::Man => man::define,
         };
         let listed = Command::new(self.name()).about(self.about());
-        match self.shadows_a_global_flag() {
+        match self.made_at_once() {
             true => define(listed),
             false => making.apply(listed, define),
         }
     }
 
-    /// Whether one of its own flags has the name of a global one (`sim
-    /// --analytics-window` is the simulator's window, not the client's).
-    /// Such a command is made at once: a command made later has been given
-    /// the global flag already, and clap refuses a second flag of its name.
-    pub(crate) fn shadows_a_global_flag(self) -> bool {
-        matches!(self, Extra::Sim)
+    /// Whether it is made at once even in the tree to run. clap gives a
+    /// command made late the global flags before its own: one whose own
+    /// flag has a global flag's name (`sim --analytics-window`, the
+    /// simulator's window, not the client's) would be refused, and one whose
+    /// flags sit under a heading of their own (`api`'s "Seeing the call")
+    /// would list it after the global options.
+    pub(crate) fn made_at_once(self) -> bool {
+        matches!(self, Extra::Sim | Extra::Api)
     }
 
     /// Runs it.
