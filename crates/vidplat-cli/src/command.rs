@@ -350,7 +350,6 @@ fn example(service: Service, spec: CommandSpec, flags: &[Arg]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::Extra;
 
     #[test]
     fn the_tree_to_run_makes_a_command_only_when_it_is_run() {
@@ -381,7 +380,7 @@ mod tests {
     fn every_command_that_shadows_a_global_flag_is_made_at_once() {
         let globals: Vec<String> = global_args().iter().map(|arg| arg.get_id().to_string()).collect();
         for extra in Extra::ALL {
-            let mut made = extra.command(crate::commands::Making::Lazily);
+            let mut made = extra.command(Making::Lazily);
             made.build();
             let shadowed: Vec<String> = made
                 .get_arguments()
