@@ -4010,32 +4010,17 @@ async fn api_sends_a_path_of_the_service_and_nothing_else() {
     );
 
     // A dry run shows no secret member, as an operation's does; curl's says so.
-    let shown = cli
-        .run(&[
-            "api",
-            "vms",
-            "POST",
-            "/v1/viewing-pages",
-            "--field",
-            "password=hunter2",
-            "--dry-run",
-        ])
-        .await;
+    let run = &cli;
+    let shown_with = |form: &'static [&'static str]| {
+        let mut words = vec!["api", "vms", "POST", "/v1/viewing-pages", "--field", "password=hunter2"];
+        words.extend_from_slice(form);
+        async move { run.run(&words).await }
+    };
+    let shown = shown_with(&["--dry-run"]).await;
     assert_eq!(shown.code, 0, "{shown:?}");
     assert!(!shown.stdout.contains("hunter2"), "{shown:?}");
     assert!(shown.stdout.contains("\"password\": \"[redacted]\""), "{shown:?}");
-    let curl = cli
-        .run(&[
-            "api",
-            "vms",
-            "POST",
-            "/v1/viewing-pages",
-            "--field",
-            "password=hunter2",
-            "--print",
-            "curl",
-        ])
-        .await;
+    let curl = shown_with(&["--print", "curl"]).await;
     assert!(
         curl.stdout.starts_with("curl ") && !curl.stdout.contains("hunter2"),
         "{curl:?}"
