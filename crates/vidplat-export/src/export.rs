@@ -2,7 +2,7 @@
 
 use crate::encoder::SinkError;
 use crate::plan::{self, Chunk, Plan, Refetch};
-use crate::report::{FinalBy, Report, Split};
+use crate::report::{AnyReport, FinalBy, Report, Split};
 use crate::schema::{self, Column, Value, LINEAGE};
 use crate::sink::{Partition, PartitionSink, RowSink};
 use crate::state::{Committed, ExportState, StateError};
@@ -47,16 +47,19 @@ pub const DOCUMENTED_WINDOW: u64 = 100;
 pub trait ExportReport: Report + Sized {
     /// An export of this request's rows over `period` (Japan time); the
     /// builder's own settings (filters, sort, granularity) are kept.
-    fn export(self, period: Period) -> Export<Self> {
-        Export::new(self, period)
+    fn export<'a>(self, period: Period) -> Export<'a>
+    where
+        Self: 'a,
+    {
+        AnyReport::new(self).export(period)
     }
 }
 
 impl<R: Report> ExportReport for R {}
 
 /// An export of one report over a period; see the crate documentation.
-pub struct Export<R: Report> {
-    report: R,
+pub struct Export<'a> {
+    report: AnyReport<'a>,
     period: Period,
     chunk_days: u32,
     lookback_days: u32,
@@ -74,10 +77,10 @@ pub struct Export<R: Report> {
     progress: watch::Sender<Progress>,
 }
 
-impl<R: Report> std::fmt::Debug for Export<R> {
+impl std::fmt::Debug for Export<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Export")
-            .field("report", &R::INFO.name)
+            .field("report", &self.report.info().name)
             .field("period", &self.period)
             .field("chunk_days", &self.chunk_days)
             .field("lookback_days", &self.lookback_days)
@@ -359,8 +362,8 @@ enum ChunkEnd {
     ClaimLost,
 }
 
-impl<R: Report> Export<R> {
-    fn new(report: R, period: Period) -> Self {
+impl<'a> Export<'a> {
+    pub(crate) fn new(report: AnyReport<'a>, period: Period) -> Self {
         Self {
             report,
             period,
@@ -518,12 +521,18 @@ impl<R: Report> Export<R> {
     }
 
     /// The columns every partition gets: the report's, then the lineage columns.
-    pub fn columns() -> Vec<Column> {
-        R::INFO.columns.iter().chain(LINEAGE.iter()).copied().collect()
+    pub fn columns(&self) -> Vec<Column> {
+        self.report
+            .info()
+            .columns
+            .iter()
+            .chain(LINEAGE.iter())
+            .copied()
+            .collect()
     }
 
     fn quota(&self) -> Option<&QuotaLimiter> {
-        vidplat_core::ReportPeriod::runtime(&self.report).quota()
+        self.report.source().runtime().quota()
     }
 
     /// The state earlier runs left, its parameters checked against this
@@ -532,14 +541,14 @@ impl<R: Report> Export<R> {
         #[cfg(feature = "redis")]
         if let Some(work) = self.shared_work(parameters) {
             let records = work.records().await.map_err(StateError::Shared)?;
-            let mut state = ExportState::from_records(R::INFO.name, records);
+            let mut state = ExportState::from_records(self.report.info().name, records);
             // The shared job is named by the parameters: they always agree.
             state.check_parameters(std::path::Path::new("redis"), parameters)?;
             return Ok(state);
         }
         let (mut state, path) = match &self.state {
-            Some(path) => (ExportState::load(path, R::INFO.name)?, path.clone()),
-            None => (ExportState::new(R::INFO.name), PathBuf::new()),
+            Some(path) => (ExportState::load(path, self.report.info().name)?, path.clone()),
+            None => (ExportState::new(self.report.info().name), PathBuf::new()),
         };
         state.check_parameters(&path, parameters)?;
         Ok(state)
@@ -549,19 +558,18 @@ impl<R: Report> Export<R> {
     /// query parameter of the request but the period and the page window,
     /// which the export sets itself.
     pub fn parameters(&self) -> Result<Parameters, ExportError> {
-        let prepared = self
-            .report
-            .clone()
-            .prepare()
+        let source = self.report.source();
+        let query = source
+            .query()
             .map_err(|failure| ExportError::NotSent(Error::from(failure)))?;
-        let arguments = R::META.arguments;
+        let arguments = source.meta().arguments;
         let mut parameters = serde_json::Map::new();
-        for (name, value) in prepared.request().url().query_pairs() {
+        for (name, value) in query {
             let is_argument = arguments
                 .iter()
                 .any(|a| a.name == name && a.place == vidplat_core::Place::Query);
-            if is_argument && !R::INFO.set_by_export.contains(&&*name) {
-                parameters.insert(name.into_owned(), serde_json::Value::String(value.into_owned()));
+            if is_argument && !source.info().set_by_export.contains(&&*name) {
+                parameters.insert(name, serde_json::Value::String(value));
             }
         }
         Ok(parameters)
@@ -571,8 +579,8 @@ impl<R: Report> Export<R> {
     /// them: the caller's, else what an earlier run learnt, else the
     /// report's documented maximum, else (rank windows) [`FIRST_WINDOW`].
     fn first_page_rows(&self, state: &ExportState) -> (Option<u64>, bool) {
-        let windowed = R::META.paging == Some(vidplat_core::PagingStyle::RankWindows);
-        match (self.page_rows, R::INFO.default_page_rows) {
+        let windowed = self.report.source().meta().paging == Some(vidplat_core::PagingStyle::RankWindows);
+        match (self.page_rows, self.report.info().default_page_rows) {
             (Some(rows), _) => (Some(rows), false),
             (None, Some(rows)) => (Some(rows), false),
             (None, None) if windowed => (Some(state.window_rows().unwrap_or(FIRST_WINDOW)), true),
@@ -583,11 +591,12 @@ impl<R: Report> Export<R> {
     /// What the exporter knows of the report, its split as the report's
     /// `granularity` makes it (a granularity coarser than a day: the whole
     /// period in one partition).
-    fn info(parameters: &Parameters) -> crate::ReportInfo {
+    fn info(&self, parameters: &Parameters) -> crate::ReportInfo {
         let granularity = parameters.get("granularity").and_then(serde_json::Value::as_str);
+        let info = self.report.info();
         crate::ReportInfo {
-            split: R::INFO.split_with(granularity),
-            ..*R::INFO
+            split: info.split_with(granularity),
+            ..*info
         }
     }
 
@@ -609,7 +618,7 @@ impl<R: Report> Export<R> {
     /// The job in the shared store: one per report, period and parameters.
     #[cfg(feature = "redis")]
     fn shared_work(&self, parameters: &Parameters) -> Option<vidplat_redis::SharedWork> {
-        let job = shared_job_name(R::INFO.name, self.period, parameters);
+        let job = shared_job_name(self.report.info().name, self.period, parameters);
         self.shared
             .as_ref()
             .map(|store| vidplat_redis::SharedWork::new(store.clone(), &job))
@@ -670,7 +679,7 @@ impl<R: Report> Export<R> {
     pub async fn plan(&self) -> Result<Plan, ExportError> {
         let parameters = self.parameters()?;
         let state = self.load_state(&parameters).await?;
-        let info = Self::info(&parameters);
+        let info = self.info(&parameters);
         let (chunks, done) = plan::chunks(&info, self.period, self.chunk_days, self.refetch(), &state);
         let again = chunks
             .iter()
@@ -690,7 +699,7 @@ impl<R: Report> Export<R> {
             _ => 0,
         };
         Ok(Plan {
-            report: R::INFO.name,
+            report: self.report.info().name,
             period: self.period,
             calls_at_most: plan::calls_at_most(&chunks, self.max_pages_per_chunk).saturating_add(narrowings),
             calls_at_least,
@@ -709,7 +718,7 @@ impl<R: Report> Export<R> {
     /// down to one day.
     pub async fn run<S: RowSink>(self, mut sink: S) -> Result<Summary, ExportError> {
         let parameters = self.parameters()?;
-        let info = Self::info(&parameters);
+        let info = self.info(&parameters);
         let mut state = self.load_state(&parameters).await?;
         let (chunks, skipped) = plan::chunks(&info, self.period, self.chunk_days, self.refetch(), &state);
         #[cfg(feature = "redis")]
@@ -880,7 +889,7 @@ impl<R: Report> Export<R> {
             parameters: state.parameters().cloned().unwrap_or_default(),
             settle_days: self.settle_days,
             time_zone: self.time_zone,
-            columns: &Self::columns(),
+            columns: &self.columns(),
             partitions,
         });
         sink.describe(&manifest).map_err(ExportError::Manifest)?;
@@ -916,7 +925,7 @@ impl<R: Report> Export<R> {
             fetched_at,
             held,
         } = fetching;
-        let columns = Self::columns();
+        let columns = self.columns();
         let partitions = chunk.partitions(info.split);
         let mut open: BTreeMap<Partition, S::Partition> = BTreeMap::new();
         for partition in &partitions {
@@ -938,11 +947,8 @@ impl<R: Report> Export<R> {
             Value::Date(chunk.period.last()),
             Value::Timestamp(fetched_at.with_timezone(&self.time_zone)),
         ];
-        let mut request = self.report.clone().with_period(chunk.period);
-        if let Some(rows) = page_rows {
-            request = request.page_rows(rows);
-        }
-        let first_position = request.first_page();
+        let source = self.report.source();
+        let first_position = source.first_page(chunk.period, page_rows);
         let mut position = first_position;
         let call_error = |source: Error| ExportError::Call { chunk, source };
         let mut rows_of: BTreeMap<Partition, u64> = BTreeMap::new();
@@ -954,13 +960,10 @@ impl<R: Report> Export<R> {
             }
             summary.calls += 1;
             self.progress.send_modify(|p| p.calls += 1);
-            let page = match position {
-                Some(position) => request.clone().at_page(position).map_err(|position| {
-                    ExportError::Invalid(format!("{}: {position:?} is not a page of this report", info.name))
-                })?,
-                None => request.clone(),
-            };
-            let mut rows = match vidplat_core::operation_rows(page).await.map_err(Error::from) {
+            let page = source.page(chunk.period, page_rows, position).map_err(|position| {
+                ExportError::Invalid(format!("{}: {position:?} is not a page of this report", info.name))
+            })?;
+            let mut rows = match page.await.map_err(Error::from) {
                 Ok(rows) => rows,
                 Err(Error::Api(api)) if api.status == 400 && narrow && position == first_position => {
                     return Ok(ChunkEnd::WindowRefused(Error::Api(api).to_string()))
@@ -969,10 +972,10 @@ impl<R: Report> Export<R> {
             };
             let mut received = 0usize;
             while let Some(row) = std::future::poll_fn(|cx| rows.poll_next(cx)).await {
-                let row = row.map_err(|e| call_error(e.into()))?;
+                row.map_err(|e| call_error(e.into()))?;
                 received += 1;
                 let mut values = Vec::with_capacity(columns.len());
-                R::values(&row, &mut values, self.time_zone).map_err(|e| ExportError::Row {
+                rows.values(&mut values, self.time_zone).map_err(|e| ExportError::Row {
                     chunk,
                     reason: e.to_string(),
                 })?;

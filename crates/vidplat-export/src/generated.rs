@@ -3720,218 +3720,135 @@ impl crate::schema::Cell for types::ContentType {
         crate::Value::Text(self.as_str())
     }
 }
-/// Something to do with a report chosen by name (the command line's `analytics export REPORT`).
-pub trait RunNamed {
-    /// What it gives.
-    type Output;
-    /// Does it with the report's builder.
-    fn run<R: crate::Report>(
-        self,
-        report: R,
-    ) -> impl ::std::future::Future<Output = Self::Output>;
-}
-/// Runs `action` with the builder of the report `name` (an operation id
-/// of [`REPORTS`]) made from `args` by its `from_args` (every refusal
-/// at once); `None` when no report has that name.
-pub async fn run_named<A: RunNamed>(
-    client: &vidplat_analytics::Client,
+/// The builder of the report `name` (an operation id of [`REPORTS`])
+/// made from `args` by its `from_args` (every refusal at once);
+/// `None` when no report has that name.
+pub fn report_named<'a>(
+    client: &'a vidplat_analytics::Client,
     name: &str,
     args: &vidplat_core::Args,
-    action: A,
-) -> Option<Result<A::Output, vidplat_core::Refusals>> {
+) -> Option<Result<crate::AnyReport<'a>, vidplat_core::Refusals>> {
     Some(
         match name {
             "basic_by_content_category" => {
-                match builder::BasicByContentCategory::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicByContentCategory::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "basic_query" => {
-                match builder::BasicQuery::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicQuery::from_args(client, args).map(crate::AnyReport::new)
             }
             "basic_by_time_period" => {
-                match builder::BasicByTimePeriod::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicByTimePeriod::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "basic_audience_rating" => {
-                match builder::BasicAudienceRating::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicAudienceRating::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "basic_reaction" => {
-                match builder::BasicReaction::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicReaction::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "basic_by_environment" => {
-                match builder::BasicByEnvironment::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicByEnvironment::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "basic_viewing_history" => {
-                match builder::BasicViewingHistory::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicViewingHistory::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "basic_by_os" => {
-                match builder::BasicByOs::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicByOs::from_args(client, args).map(crate::AnyReport::new)
             }
             "basic_by_region" => {
-                match builder::BasicByRegion::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicByRegion::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "basic_by_site" => {
-                match builder::BasicBySite::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicBySite::from_args(client, args).map(crate::AnyReport::new)
             }
             "basic_viewing_situation" => {
-                match builder::BasicViewingSituation::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicViewingSituation::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "basic_by_content_title" => {
-                match builder::BasicByContentTitle::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicByContentTitle::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "basic_by_content_title_and_user" => {
-                match builder::BasicByContentTitleAndUser::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicByContentTitleAndUser::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "basic_by_user" => {
-                match builder::BasicByUser::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::BasicByUser::from_args(client, args).map(crate::AnyReport::new)
             }
             "cloud_active_users" => {
-                match builder::CloudActiveUsers::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudActiveUsers::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_by_browser" => {
-                match builder::CloudByBrowser::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudByBrowser::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_by_content_category" => {
-                match builder::CloudByContentCategory::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudByContentCategory::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_query" => {
-                match builder::CloudQuery::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudQuery::from_args(client, args).map(crate::AnyReport::new)
             }
             "cloud_by_time_period" => {
-                match builder::CloudByTimePeriod::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudByTimePeriod::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_engagement" => {
-                match builder::CloudEngagement::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudEngagement::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_viewing_history" => {
-                match builder::CloudViewingHistory::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudViewingHistory::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_by_content_name" => {
-                match builder::CloudByContentName::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudByContentName::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_by_content_name_and_user" => {
-                match builder::CloudByContentNameAndUser::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudByContentNameAndUser::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_by_os" => {
-                match builder::CloudByOs::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudByOs::from_args(client, args).map(crate::AnyReport::new)
             }
             "cloud_reaction" => {
-                match builder::CloudReaction::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudReaction::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_by_region" => {
-                match builder::CloudByRegion::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudByRegion::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_by_site" => {
-                match builder::CloudBySite::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudBySite::from_args(client, args).map(crate::AnyReport::new)
             }
             "cloud_viewing_situation" => {
-                match builder::CloudViewingSituation::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudViewingSituation::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_by_content_title" => {
-                match builder::CloudByContentTitle::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudByContentTitle::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_by_content_title_and_user" => {
-                match builder::CloudByContentTitleAndUser::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudByContentTitleAndUser::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_user_counts_legacy" => {
-                match builder::CloudUserCountsLegacy::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudUserCountsLegacy::from_args(client, args)
+                    .map(crate::AnyReport::new)
             }
             "cloud_by_user" => {
-                match builder::CloudByUser::from_args(client, args) {
-                    Ok(report) => Ok(action.run(report).await),
-                    Err(refusals) => Err(refusals),
-                }
+                builder::CloudByUser::from_args(client, args).map(crate::AnyReport::new)
             }
             _ => return None,
         },

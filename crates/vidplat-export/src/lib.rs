@@ -24,10 +24,10 @@ pub use export::{
     Export, ExportError, ExportReport, FailedChunk, Pause, Progress, Summary, DEFAULT_CHUNK_DAYS,
     DEFAULT_MAX_PAGES_PER_CHUNK, DEFAULT_SETTLE_DAYS, DOCUMENTED_WINDOW, FIRST_WINDOW,
 };
-pub use generated::{run_named, RunNamed, REPORTS};
+pub use generated::{report_named, REPORTS};
 pub use manifest::{Manifest, ManifestColumn, ManifestPartition, ManifestPeriod, MANIFEST_FILE};
 pub use plan::{Chunk, Plan, Refetch};
-pub use report::{FinalBy, Report, ReportInfo, Row, Split};
+pub use report::{AnyReport, FinalBy, Report, ReportInfo, Row, Split};
 pub use schema::{Column, ColumnKind, Value, LINEAGE as LINEAGE_COLUMNS};
 pub use sink::{FilePartition, Files, Format, Partition, PartitionSink, RowSink, DEFAULT_ROWS_PER_GROUP};
 pub use state::{Committed, ExportState, StateError};

@@ -2,7 +2,9 @@
 //! (`x-export`, the row schema) by `cargo xtask codegen`.
 
 use crate::schema::{Column, TimeValueError, Value};
-use vidplat_core::{Operation, PagePosition, Paged, ReportPeriod};
+use futures::future::BoxFuture;
+use std::task::{Context, Poll};
+use vidplat_core::{CallFailure, Operation, OperationMeta, PagePosition, Paged, Period, ReportPeriod, Rows, Runtime};
 
 /// A report's row type.
 pub type Row<R> = <<R as Operation>::Success as Paged>::Item;
@@ -77,7 +79,11 @@ pub enum FinalBy {
 /// An analytics report builder the exporter can run: generated for every
 /// analytics operation whose YAML has `x-export` with a split.
 pub trait Report:
-    Operation<Success: Paged<Item: serde::de::DeserializeOwned + Send + Unpin + 'static>> + ReportPeriod + Clone + Unpin
+    Operation<Success: Paged<Item: serde::de::DeserializeOwned + Send + Unpin + 'static>>
+    + ReportPeriod
+    + Clone
+    + Unpin
+    + Sync
 {
     /// What the exporter knows of the report.
     const INFO: &'static ReportInfo;
@@ -101,4 +107,163 @@ pub trait Report:
         out: &mut Vec<Value<'r>>,
         zone: chrono::FixedOffset,
     ) -> Result<(), TimeValueError>;
+}
+
+/// Any [`Report`] behind one type: what the command line gets for a report
+/// chosen by name ([`crate::report_named`]), and what an [`Export`](crate::Export)
+/// holds. An export's machinery is compiled once, not once for each report:
+/// only the few steps below that touch the report's own types are.
+pub struct AnyReport<'a>(Box<dyn Source + 'a>);
+
+impl<'a> AnyReport<'a> {
+    /// The report `report`, its builder's settings kept.
+    pub fn new<R: Report + 'a>(report: R) -> Self {
+        Self(Box::new(report))
+    }
+
+    /// What the exporter knows of the report.
+    pub fn info(&self) -> &'static ReportInfo {
+        self.0.info()
+    }
+
+    /// An export of this request's rows over `period` (Japan time), as
+    /// [`ExportReport::export`](crate::ExportReport::export).
+    pub fn export(self, period: Period) -> crate::Export<'a> {
+        crate::Export::new(self, period)
+    }
+
+    pub(crate) fn source(&self) -> &(dyn Source + 'a) {
+        &*self.0
+    }
+}
+
+impl std::fmt::Debug for AnyReport<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("AnyReport").field(&self.info().name).finish()
+    }
+}
+
+/// What an export asks of its report: implemented by every [`Report`].
+pub(crate) trait Source: Send + Sync {
+    fn info(&self) -> &'static ReportInfo;
+    fn meta(&self) -> &'static OperationMeta;
+    fn runtime(&self) -> &Runtime;
+    /// The query of the request as the builder makes it (refused as its call would be).
+    fn query(&self) -> Result<Vec<(String, String)>, CallFailure>;
+    /// Where the first page of `period` starts; `None` for one page.
+    fn first_page(&self, period: Period, page_rows: Option<u64>) -> Option<PagePosition>;
+    /// The rows of the page at `position` over `period`; a position the report
+    /// does not page by is handed back.
+    #[allow(clippy::type_complexity)]
+    fn page(
+        &self,
+        period: Period,
+        page_rows: Option<u64>,
+        position: Option<PagePosition>,
+    ) -> Result<BoxFuture<'_, Result<Box<dyn PageRows>, CallFailure>>, PagePosition>;
+}
+
+/// One page's rows, read one at a time: the row read last is kept for [`PageRows::values`].
+pub(crate) trait PageRows: Send {
+    /// Reads the next row: `Some(Ok(()))` when there is one.
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<(), CallFailure>>>;
+    /// The values of the row read last, as [`Report::values`].
+    fn values<'r>(&'r self, out: &mut Vec<Value<'r>>, zone: chrono::FixedOffset) -> Result<(), TimeValueError>;
+    fn truncated(&self) -> Option<bool>;
+    fn golden(&self) -> Option<bool>;
+    fn unsampled(&self) -> Option<bool>;
+}
+
+impl<R: Report> Source for R {
+    fn info(&self) -> &'static ReportInfo {
+        R::INFO
+    }
+
+    fn meta(&self) -> &'static OperationMeta {
+        R::META
+    }
+
+    fn runtime(&self) -> &Runtime {
+        ReportPeriod::runtime(self)
+    }
+
+    fn query(&self) -> Result<Vec<(String, String)>, CallFailure> {
+        let prepared = self.clone().prepare()?;
+        Ok(prepared.request().url().query_pairs().into_owned().collect())
+    }
+
+    fn first_page(&self, period: Period, page_rows: Option<u64>) -> Option<PagePosition> {
+        request(self, period, page_rows).first_page()
+    }
+
+    fn page(
+        &self,
+        period: Period,
+        page_rows: Option<u64>,
+        position: Option<PagePosition>,
+    ) -> Result<BoxFuture<'_, Result<Box<dyn PageRows>, CallFailure>>, PagePosition> {
+        let request = request(self, period, page_rows);
+        let page = match position {
+            Some(position) => request.at_page(position)?,
+            None => request,
+        };
+        Ok(Box::pin(async move {
+            let rows = vidplat_core::operation_rows(page).await?;
+            let rows = ReportRows {
+                rows,
+                last: None,
+                values: R::values,
+            };
+            Ok(Box::new(rows) as Box<dyn PageRows>)
+        }))
+    }
+}
+
+/// `report` over `period`, `page_rows` a page when set.
+fn request<R: Report>(report: &R, period: Period, page_rows: Option<u64>) -> R {
+    let request = report.clone().with_period(period);
+    match page_rows {
+        Some(rows) => request.page_rows(rows),
+        None => request,
+    }
+}
+
+/// A page's rows of type `T`, the report's own: by the row type, not the
+/// report, so that the row's lifetime is not the client's.
+struct ReportRows<T> {
+    rows: Rows<T>,
+    last: Option<T>,
+    values: ValuesOf<T>,
+}
+
+type ValuesOf<T> = for<'r> fn(&'r T, &mut Vec<Value<'r>>, chrono::FixedOffset) -> Result<(), TimeValueError>;
+
+impl<T: serde::de::DeserializeOwned + Send + 'static> PageRows for ReportRows<T> {
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<(), CallFailure>>> {
+        self.rows.poll_next(cx).map(|next| {
+            next.map(|row| {
+                self.last = Some(row?);
+                Ok(())
+            })
+        })
+    }
+
+    fn values<'r>(&'r self, out: &mut Vec<Value<'r>>, zone: chrono::FixedOffset) -> Result<(), TimeValueError> {
+        match &self.last {
+            Some(row) => (self.values)(row, out, zone),
+            None => Ok(()),
+        }
+    }
+
+    fn truncated(&self) -> Option<bool> {
+        self.rows.truncated()
+    }
+
+    fn golden(&self) -> Option<bool> {
+        self.rows.golden()
+    }
+
+    fn unsampled(&self) -> Option<bool> {
+        self.rows.unsampled()
+    }
 }

@@ -186,33 +186,16 @@ async fn export(
 ) -> Result<(), String> {
     let day = |text: &str| chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|e| e.to_string());
     let period = vidplat::Period::days(day(&args.from)?, day(&args.to)?).map_err(|e| e.to_string())?;
-    struct Run<'a> {
-        period: vidplat::Period,
-        out: &'a str,
-        shared: Option<RedisQuota>,
-    }
-    impl vidplat_export::RunNamed for Run<'_> {
-        type Output = Result<vidplat_export::Summary, vidplat_export::ExportError>;
-        async fn run<R: vidplat_export::Report>(self, report: R) -> Self::Output {
-            use vidplat_export::ExportReport as _;
-            let files = vidplat_export::Files::new(self.out, vidplat_export::Format::Csv);
-            let export = report.export(self.period).chunk_days(1);
-            match self.shared {
-                Some(store) => export.shared_state(store).run(files).await,
-                None => export.run(files).await,
-            }
-        }
-    }
-    let run = Run {
-        period,
-        out: &args.out,
-        shared,
-    };
-    let summary = vidplat_export::run_named(analytics, report, &vidplat_core::Args::default(), run)
-        .await
+    let report = vidplat_export::report_named(analytics, report, &vidplat_core::Args::default())
         .ok_or(format!("no report {report}"))?
-        .map_err(|refusals| refusals.to_string())?
-        .map_err(|e| e.to_string())?;
+        .map_err(|refusals| refusals.to_string())?;
+    let files = vidplat_export::Files::new(&args.out, vidplat_export::Format::Csv);
+    let export = report.export(period).chunk_days(1);
+    let summary = match shared {
+        Some(store) => export.shared_state(store).run(files).await,
+        None => export.run(files).await,
+    }
+    .map_err(|e| e.to_string())?;
     println!(
         "exported {} {} {} {} {}",
         summary.rows,

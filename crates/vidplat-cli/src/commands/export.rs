@@ -11,9 +11,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use vidplat::Period;
 use vidplat_core::Service;
-use vidplat_export::{
-    Export, ExportError, ExportReport as _, Files, FinalBy, Format, Plan, Report, ReportInfo, RunNamed, Summary,
-};
+use vidplat_export::{AnyReport, Export, ExportError, Files, FinalBy, Format, Plan, ReportInfo, Summary};
 
 /// The state file's name in the output directory when `--state` is not given.
 const STATE_FILE: &str = ".vidplat-export-state.json";
@@ -235,7 +233,7 @@ impl Options {
         })
     }
 
-    fn apply<R: Report>(&self, report: R) -> Result<Export<R>, ExportError> {
+    fn apply<'a>(&self, report: AnyReport<'a>) -> Result<Export<'a>, ExportError> {
         let mut export = report
             .export(self.period)
             .lookback_days(self.lookback)
@@ -301,10 +299,8 @@ struct Run<'a> {
     terminal: bool,
 }
 
-impl RunNamed for Run<'_> {
-    type Output = Result<Ran, ExportError>;
-
-    async fn run<R: Report>(self, report: R) -> Self::Output {
+impl Run<'_> {
+    async fn run(self, report: AnyReport<'_>) -> Result<Ran, ExportError> {
         let export = self.options.apply(report)?;
         if self.options.dry_run {
             return export.plan().await.map(Ran::Planned);
@@ -378,18 +374,17 @@ pub async fn run(invocation: super::Invocation<'_, '_>) -> Result<(), Failure> {
         quota_waits,
         terminal,
     };
-    let ran = vidplat_export::run_named(client.analytics()?, name, &args.for_builder(), run)
-        .await
+    let report = vidplat_export::report_named(client.analytics()?, name, &args.for_builder())
         .ok_or_else(|| Failure::invalid("REPORT", format!("`{name}` is not a report the exporter knows")))?
-        .map_err(|refusals| args.refused(refusals))?
-        .map_err(|error| match error {
-            ExportError::Invalid(reason) => Failure::invalid("export", reason),
-            ExportError::State(vidplat_export::StateError::OtherParameters { .. }) => {
-                Failure::invalid("export", error.to_string())
-            }
-            ExportError::Call { source, .. } | ExportError::NotSent(source) => source.into(),
-            other => Failure::Export(other.to_string()),
-        })?;
+        .map_err(|refusals| args.refused(refusals))?;
+    let ran = run.run(report).await.map_err(|error| match error {
+        ExportError::Invalid(reason) => Failure::invalid("export", reason),
+        ExportError::State(vidplat_export::StateError::OtherParameters { .. }) => {
+            Failure::invalid("export", error.to_string())
+        }
+        ExportError::Call { source, .. } | ExportError::NotSent(source) => source.into(),
+        other => Failure::Export(other.to_string()),
+    })?;
     match ran {
         Ran::Planned(plan) => {
             output::value(stdout, format, None, &plan_json(&plan))?;

@@ -178,10 +178,7 @@ pub fn render(spec: &Value, operations: &[Operation], file: &syn::File) -> Resul
             }
         });
         names.push(quote!(&#constant));
-        arms.push(quote!(#id => match builder::#builder::from_args(client, args) {
-            Ok(report) => Ok(action.run(report).await),
-            Err(refusals) => Err(refusals),
-        },));
+        arms.push(quote!(#id => builder::#builder::from_args(client, args).map(crate::AnyReport::new),));
     }
     let cell_impls = cells.iter().map(|name| {
         let ty = format_ident!("{}", name.trim_start_matches("json:"));
@@ -210,23 +207,14 @@ pub fn render(spec: &Value, operations: &[Operation], file: &syn::File) -> Resul
         #(#impls)*
         #(#cell_impls)*
 
-        /// Something to do with a report chosen by name (the command line's `analytics export REPORT`).
-        pub trait RunNamed {
-            /// What it gives.
-            type Output;
-            /// Does it with the report's builder.
-            fn run<R: crate::Report>(self, report: R) -> impl ::std::future::Future<Output = Self::Output>;
-        }
-
-        /// Runs `action` with the builder of the report `name` (an operation id
-        /// of [`REPORTS`]) made from `args` by its `from_args` (every refusal
-        /// at once); `None` when no report has that name.
-        pub async fn run_named<A: RunNamed>(
-            client: &vidplat_analytics::Client,
+        /// The builder of the report `name` (an operation id of [`REPORTS`])
+        /// made from `args` by its `from_args` (every refusal at once);
+        /// `None` when no report has that name.
+        pub fn report_named<'a>(
+            client: &'a vidplat_analytics::Client,
             name: &str,
             args: &vidplat_core::Args,
-            action: A,
-        ) -> Option<Result<A::Output, vidplat_core::Refusals>> {
+        ) -> Option<Result<crate::AnyReport<'a>, vidplat_core::Refusals>> {
             Some(match name {
                 #(#arms)*
                 _ => return None,
