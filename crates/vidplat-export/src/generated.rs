@@ -3723,6 +3723,7 @@ impl crate::schema::Cell for types::ContentType {
 /// The builder of the report `name` (an operation id of [`REPORTS`])
 /// made from `args` by its `from_args` (every refusal at once);
 /// `None` when no report has that name.
+#[cfg(feature = "by-name")]
 pub fn report_named<'a>(
     client: &'a vidplat_analytics::Client,
     name: &str,

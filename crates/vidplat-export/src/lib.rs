@@ -24,7 +24,9 @@ pub use export::{
     Export, ExportError, ExportReport, FailedChunk, Pause, Progress, Summary, DEFAULT_CHUNK_DAYS,
     DEFAULT_MAX_PAGES_PER_CHUNK, DEFAULT_SETTLE_DAYS, DOCUMENTED_WINDOW, FIRST_WINDOW,
 };
-pub use generated::{report_named, REPORTS};
+#[cfg(feature = "by-name")]
+pub use generated::report_named;
+pub use generated::REPORTS;
 pub use manifest::{Manifest, ManifestColumn, ManifestPartition, ManifestPeriod, MANIFEST_FILE};
 pub use plan::{Chunk, Plan, Refetch};
 pub use report::{AnyReport, FinalBy, Report, ReportInfo, Row, Split};

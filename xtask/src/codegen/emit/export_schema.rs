@@ -210,6 +210,7 @@ pub fn render(spec: &Value, operations: &[Operation], file: &syn::File) -> Resul
         /// The builder of the report `name` (an operation id of [`REPORTS`])
         /// made from `args` by its `from_args` (every refusal at once);
         /// `None` when no report has that name.
+        #[cfg(feature = "by-name")]
         pub fn report_named<'a>(
             client: &'a vidplat_analytics::Client,
             name: &str,
