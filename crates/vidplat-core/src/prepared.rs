@@ -93,8 +93,7 @@ impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
     /// Sends the request: the decoded success answer, or why there is none.
     ///
     /// The body is read the way the operation's row says, looked up when the
-    /// call runs, so every way of reading is compiled for `T`. With the
-    /// operation's builder at hand, [`send_operation`](crate::send_operation) chooses when compiling.
+    /// call runs.
     pub async fn send(self) -> Result<Response<T>, CallFailure> {
         self.receive(None).await
     }
@@ -106,7 +105,7 @@ impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
         self.receive(Some(wire_slot)).await
     }
 
-    async fn receive(self, wire_slot: Option<OwnedSemaphorePermit>) -> Result<Response<T>, CallFailure> {
+    pub(crate) async fn receive(self, wire_slot: Option<OwnedSemaphorePermit>) -> Result<Response<T>, CallFailure> {
         let reading = self.outgoing.operation.reading;
         let exchange = self.exchange().await?;
         match reading {
@@ -119,7 +118,7 @@ impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
 
 /// An answer the documents show no body for: `()` (the generator sees to
 /// it), whatever came.
-pub(crate) fn read_no_body<T: DeserializeOwned>(
+fn read_no_body<T: DeserializeOwned>(
     exchange: Exchange,
     wire_slot: Option<OwnedSemaphorePermit>,
 ) -> Result<Response<T>, CallFailure> {
@@ -141,7 +140,7 @@ pub(crate) fn read_no_body<T: DeserializeOwned>(
     Ok(Response::new(response.status(), response.headers().clone(), value))
 }
 
-pub(crate) async fn read_while_arriving<T: DeserializeOwned + Send + 'static>(
+async fn read_while_arriving<T: DeserializeOwned + Send + 'static>(
     exchange: Exchange,
     wire_slot: Option<OwnedSemaphorePermit>,
 ) -> Result<Response<T>, CallFailure> {
