@@ -7,6 +7,9 @@
 //! what only the facade has: every service's `builder::visit` (the entry
 //! point from data, one per client crate) and [`Error`]. The command line's
 //! `vidplat batch` is this runner with a CSV or NDJSON reader in front.
+//! Feature `by-name`: it compiles every operation of the enabled services
+//! into the facade, which a program that calls operations by their
+//! builders does not need.
 //!
 //! ```no_run
 //! # async fn run(client: vidplat::Client) -> Result<(), Box<dyn std::error::Error>> {

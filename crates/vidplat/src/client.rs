@@ -87,6 +87,7 @@ impl Client {
     /// [`crate::batch`]) turns a service and an operation id into a typed
     /// call. `Ok(None)` when this build has no such operation; an error when
     /// the service is not configured.
+    #[cfg(feature = "by-name")]
     pub fn visit<'a, V: vidplat_core::OperationVisitor<'a>>(
         &'a self,
         service: Service,
@@ -112,6 +113,7 @@ impl Client {
     /// `service`'s operation `id` made from `args` ([`Client::visit`]) and
     /// sent; its answer as JSON (a list's first page). A refused argument is
     /// [`Error::InvalidInput`], with every refusal; nothing is sent then.
+    #[cfg(feature = "by-name")]
     pub async fn call_json(
         &self,
         service: Service,
@@ -549,8 +551,10 @@ pub(crate) fn tables() -> Vec<&'static ServiceTable> {
 }
 
 /// Sends each builder; its answer as JSON.
+#[cfg(feature = "by-name")]
 struct AsJson;
 
+#[cfg(feature = "by-name")]
 impl<'a> vidplat_core::OperationVisitor<'a> for AsJson {
     type Output = futures_util::future::BoxFuture<'a, Result<serde_json::Value, Error>>;
 

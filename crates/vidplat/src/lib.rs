@@ -143,6 +143,7 @@
 #[doc = include_str!("operations.md")]
 pub mod operations {}
 
+#[cfg(feature = "by-name")]
 pub mod batch;
 mod call;
 #[cfg(feature = "catalog")]
