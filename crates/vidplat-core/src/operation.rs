@@ -1,11 +1,17 @@
 //! What every generated operation builder is, for code that handles any operation.
 
+use crate::decode::decode_whole;
+use crate::exchange::Exchange;
 use crate::failure::CallFailure;
 use crate::paged::{PagePosition, Paged, PagingStyle};
-use crate::prepared::{Prepared, Rows};
+use crate::prepared::{read_no_body, read_while_arriving, Prepared, Rows};
 use crate::response::Response;
-use crate::table::OperationMeta;
+use crate::stream::RowReceiver;
+use crate::table::{OperationMeta, Reading};
 use serde::de::DeserializeOwned;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
 use tokio::sync::OwnedSemaphorePermit;
 
 /// An operation of a generated client, ready to be prepared and sent. The
@@ -40,24 +46,70 @@ pub trait Paginated: Operation<Success: Paged> + Clone {
     fn at(self, position: PagePosition) -> Result<Self, PagePosition>;
 }
 
+/// How operation `O`'s answer is read, as constants of its type. A branch on
+/// one of them, in a function that is not `async`, is decided when `O` is
+/// known: rustc then compiles only the decoder taken. (In an `async` body
+/// the code after each `.await` is also reached from the resume point, so
+/// there nothing would be left out.)
+struct ReadingOf<O>(PhantomData<O>);
+
+impl<O: Operation> ReadingOf<O> {
+    const NO_BODY: bool = matches!(O::META.reading, Reading::Empty);
+    const WHILE_ARRIVING: bool = matches!(O::META.reading, Reading::WhileArriving);
+}
+
+/// A decoder at work on an answer, its type erased: the one chosen for the
+/// operation when compiling.
+type Decoding<'a, T> = Pin<Box<dyn Future<Output = Result<T, CallFailure>> + Send + 'a>>;
+
 /// Sends `operation`: the decoded success answer, or why there is none. Its
-/// body is read the way its row of the table says (whole, while arriving,
-/// or none: [`Prepared::send`]). The generated `send()` and the facade's
-/// `.call()` and paginators send through it. A paginator's `wire_slot` is
-/// given back once the body has arrived.
+/// body is read by the one decoder its row of the table names (whole, while
+/// arriving, or none), chosen when this is compiled: a program compiles,
+/// for each operation it sends, that decoder alone. The generated `send()`
+/// and the facade's `.call()` and paginators send through it. A
+/// paginator's `wire_slot` is given back once the body has arrived.
 pub async fn send_operation<O: Operation>(
     operation: O,
     wire_slot: Option<OwnedSemaphorePermit>,
 ) -> Result<Response<O::Success>, CallFailure> {
-    operation.prepare()?.receive(wire_slot).await
+    let exchange = operation.prepare()?.exchange().await?;
+    read_answer::<O>(exchange, wire_slot).await
+}
+
+fn read_answer<O: Operation>(
+    exchange: Exchange,
+    wire_slot: Option<OwnedSemaphorePermit>,
+) -> Decoding<'static, Response<O::Success>> {
+    if ReadingOf::<O>::NO_BODY {
+        Box::pin(std::future::ready(read_no_body(exchange, wire_slot)))
+    } else if ReadingOf::<O>::WHILE_ARRIVING {
+        Box::pin(read_while_arriving(exchange, wire_slot))
+    } else {
+        Box::pin(decode_whole(exchange, wire_slot))
+    }
 }
 
 /// Sends `operation`; the rows of its list answer, one by one as they are
-/// decoded (see [`Prepared::rows`]).
+/// decoded (see [`Prepared::rows`]), the way of reading chosen when this is
+/// compiled, as in [`send_operation`].
 pub async fn operation_rows<O>(operation: O) -> Result<Rows<<O::Success as Paged>::Item>, CallFailure>
 where
     O: Operation<Success: Paged>,
     <O::Success as Paged>::Item: DeserializeOwned + Send + 'static,
 {
-    operation.prepare()?.rows().await
+    let exchange = operation.prepare()?.exchange().await?;
+    rows_of::<O>(exchange).await
+}
+
+fn rows_of<O>(exchange: Exchange) -> Decoding<'static, Rows<<O::Success as Paged>::Item>>
+where
+    O: Operation<Success: Paged>,
+    <O::Success as Paged>::Item: DeserializeOwned + Send + 'static,
+{
+    if ReadingOf::<O>::WHILE_ARRIVING {
+        Box::pin(std::future::ready(Ok(Rows::Arriving(RowReceiver::start(exchange)))))
+    } else {
+        let page = read_answer::<O>(exchange, None);
+        Box::pin(async move { Ok(Rows::decoded(page.await?.into_inner())) })
+    }
 }

@@ -93,7 +93,8 @@ impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
     /// Sends the request: the decoded success answer, or why there is none.
     ///
     /// The body is read the way the operation's row says, looked up when the
-    /// call runs.
+    /// call runs, so every way of reading is compiled for `T`. With the
+    /// operation's builder at hand, [`send_operation`](crate::send_operation) chooses when compiling.
     pub async fn send(self) -> Result<Response<T>, CallFailure> {
         self.receive(None).await
     }
@@ -105,7 +106,7 @@ impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
         self.receive(Some(wire_slot)).await
     }
 
-    pub(crate) async fn receive(self, wire_slot: Option<OwnedSemaphorePermit>) -> Result<Response<T>, CallFailure> {
+    async fn receive(self, wire_slot: Option<OwnedSemaphorePermit>) -> Result<Response<T>, CallFailure> {
         let reading = self.outgoing.operation.reading;
         let exchange = self.exchange().await?;
         match reading {
@@ -118,7 +119,7 @@ impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
 
 /// An answer the documents show no body for: `()` (the generator sees to
 /// it), whatever came.
-fn read_no_body<T: DeserializeOwned>(
+pub(crate) fn read_no_body<T: DeserializeOwned>(
     exchange: Exchange,
     wire_slot: Option<OwnedSemaphorePermit>,
 ) -> Result<Response<T>, CallFailure> {
@@ -140,7 +141,7 @@ fn read_no_body<T: DeserializeOwned>(
     Ok(Response::new(response.status(), response.headers().clone(), value))
 }
 
-async fn read_while_arriving<T: DeserializeOwned + Send + 'static>(
+pub(crate) async fn read_while_arriving<T: DeserializeOwned + Send + 'static>(
     exchange: Exchange,
     wire_slot: Option<OwnedSemaphorePermit>,
 ) -> Result<Response<T>, CallFailure> {
