@@ -154,14 +154,16 @@ pub(crate) trait Source: Send + Sync {
     fn first_page(&self, period: Period, page_rows: Option<u64>) -> Option<PagePosition>;
     /// The rows of the page at `position` over `period`; a position the report
     /// does not page by is handed back.
-    #[allow(clippy::type_complexity)]
     fn page(
         &self,
         period: Period,
         page_rows: Option<u64>,
         position: Option<PagePosition>,
-    ) -> Result<BoxFuture<'_, Result<Box<dyn PageRows>, CallFailure>>, PagePosition>;
+    ) -> Result<Page<'_>, PagePosition>;
 }
+
+/// A page on its way: its rows once the answer has come.
+pub(crate) type Page<'a> = BoxFuture<'a, Result<Box<dyn PageRows>, CallFailure>>;
 
 /// One page's rows, read one at a time: the row read last is kept for [`PageRows::values`].
 pub(crate) trait PageRows: Send {
@@ -201,7 +203,7 @@ impl<R: Report> Source for R {
         period: Period,
         page_rows: Option<u64>,
         position: Option<PagePosition>,
-    ) -> Result<BoxFuture<'_, Result<Box<dyn PageRows>, CallFailure>>, PagePosition> {
+    ) -> Result<Page<'_>, PagePosition> {
         let request = request(self, period, page_rows);
         let page = match position {
             Some(position) => request.at_page(position)?,
