@@ -27,6 +27,7 @@ use crate::failure::Failure;
 use crate::output::Format;
 use crate::run::{Args, Outcome, Runner, Show};
 use clap::ArgMatches;
+use futures::future::LocalBoxFuture;
 use futures::StreamExt as _;
 use std::cell::RefCell;
 use std::ffi::OsString;
@@ -48,8 +49,22 @@ pub struct Io<'a> {
 }
 
 /// Runs one command line; the exit code.
-pub async fn run(argv: impl IntoIterator<Item = impl Into<OsString> + Clone>, io: &mut Io<'_>) -> i32 {
-    let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
+pub fn run<'a>(
+    argv: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+    io: &'a mut Io<'_>,
+) -> LocalBoxFuture<'a, i32> {
+    run_args(argv.into_iter().map(Into::into).collect(), io)
+}
+
+/// The future is boxed here, in the library, so that the command line's code
+/// is compiled once, here, and not again in every crate that awaits it (the
+/// binary, each test): a future awaited only by generic code is compiled
+/// where that code is instantiated.
+fn run_args<'a>(argv: Vec<OsString>, io: &'a mut Io<'_>) -> LocalBoxFuture<'a, i32> {
+    Box::pin(run_argv(argv, io))
+}
+
+async fn run_argv(argv: Vec<OsString>, io: &mut Io<'_>) -> i32 {
     let matches = match command::root_to_run().try_get_matches_from(&argv) {
         Ok(matches) => matches,
         Err(e) => {
