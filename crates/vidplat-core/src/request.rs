@@ -248,13 +248,16 @@ impl Request {
         self
     }
 
-    /// A JSON body, serialised once; its documented bounds are checked,
-    /// before it is sent, on what it serialised to (the bytes read back as
-    /// the server reads them), so each body type is compiled for one
-    /// serialiser only.
+    /// A JSON body; its documented bounds are checked, before it is sent,
+    /// on the value it serialises to, every one broken refused.
     pub fn json<T: Serialize>(mut self, body: Result<T, Refusal>) -> Self {
         match body {
-            Ok(body) => self.json_bytes(serde_json::to_vec(&body)),
+            Ok(body) => {
+                if has_body_checks(self.operation.checks) && !self.body_within_bounds(serde_json::to_value(&body)) {
+                    return self;
+                }
+                self.json_bytes(serde_json::to_vec(&body))
+            }
             Err(refusal) => {
                 self.refuse_value(refusal);
                 self
@@ -264,20 +267,16 @@ impl Request {
 
     fn json_bytes(mut self, bytes: Result<Vec<u8>, serde_json::Error>) -> Self {
         match bytes {
-            Ok(bytes) => {
-                if has_body_checks(self.operation.checks) && !self.body_within_bounds(&bytes) {
-                    return self;
-                }
-                self.body = Some((HeaderValue::from_static("application/json"), bytes.into()));
-            }
+            Ok(bytes) => self.body = Some((HeaderValue::from_static("application/json"), bytes.into())),
             Err(e) => self.cannot_send("body", e.to_string()),
         }
         self
     }
 
-    /// Whether the body keeps its documented bounds; every one broken is refused.
-    fn body_within_bounds(&mut self, body: &[u8]) -> bool {
-        let Ok(value) = serde_json::from_slice::<Value>(body) else {
+    /// Whether the body keeps its documented bounds; every one broken is
+    /// refused. A body that does not serialise is refused by `json_bytes`.
+    fn body_within_bounds(&mut self, body: Result<Value, serde_json::Error>) -> bool {
+        let Ok(value) = body else {
             return true;
         };
         let before = self.refusals.len();
