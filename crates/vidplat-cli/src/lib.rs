@@ -56,10 +56,10 @@ pub fn run<'a>(
     run_args(argv.into_iter().map(Into::into).collect(), io)
 }
 
-/// The future is boxed here, in the library, so that the command line's code
-/// is compiled once, here, and not again in every crate that awaits it (the
-/// binary, each test): a future awaited only by generic code is compiled
-/// where that code is instantiated.
+/// The future is boxed here, in the library, so that in release builds the
+/// command line's code is compiled once, here, and not again in the binary
+/// that awaits it: an `async fn`'s body is compiled where its future is
+/// polled (docs/decisions/0007).
 fn run_args<'a>(argv: Vec<OsString>, io: &'a mut Io<'_>) -> LocalBoxFuture<'a, i32> {
     Box::pin(run_argv(argv, io))
 }
