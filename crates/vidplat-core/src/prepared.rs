@@ -96,23 +96,12 @@ impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
     /// call runs, so every way of reading is compiled for `T`. With the
     /// operation's builder at hand, [`send_operation`](crate::send_operation) chooses when compiling.
     pub async fn send(self) -> Result<Response<T>, CallFailure> {
-        self.receive(None).await
-    }
-
-    /// Sends the request holding `wire_slot` (a paginator's place on the
-    /// wire) until the answer's body has arrived: the slot is given back
-    /// before the body decodes, so the next request can go out meanwhile.
-    pub async fn send_holding(self, wire_slot: OwnedSemaphorePermit) -> Result<Response<T>, CallFailure> {
-        self.receive(Some(wire_slot)).await
-    }
-
-    async fn receive(self, wire_slot: Option<OwnedSemaphorePermit>) -> Result<Response<T>, CallFailure> {
         let reading = self.outgoing.operation.reading;
         let exchange = self.exchange().await?;
         match reading {
-            Reading::Empty => read_no_body(exchange, wire_slot),
-            Reading::WhileArriving => read_while_arriving(exchange, wire_slot).await,
-            Reading::Whole => decode_whole(exchange, wire_slot).await,
+            Reading::Empty => read_no_body(exchange, None),
+            Reading::WhileArriving => read_while_arriving(exchange, None).await,
+            Reading::Whole => decode_whole(exchange, None).await,
         }
     }
 }

@@ -752,18 +752,26 @@ impl<'de> serde::Deserialize<'de> for FreeSlots {
     }
 }
 
+/// `get_task` as the generator writes a builder (a paginator holds one), its
+/// answer read as [`FreeSlots`].
+struct GetTaskFreeSlots(Runtime);
+
+impl vidplat_core::Operation for GetTaskFreeSlots {
+    const META: &'static OperationMeta = &OPS[0];
+    type Success = FreeSlots;
+
+    fn prepare(self) -> Result<vidplat_core::Prepared<FreeSlots>, CallFailure> {
+        self.0.request(Self::META).path("task-id", Ok(1)).prepare()
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn the_wire_slot_is_given_back_before_the_body_decodes() {
     let script = Scripted::new(&[answer(200).body("{}")]);
     let rt = runtime(&script).build().unwrap();
     let slot = PAGINATOR_SLOTS.clone().acquire_owned().await.unwrap();
     assert_eq!(PAGINATOR_SLOTS.available_permits(), 0);
-    let decoded = rt
-        .request(row("get_task"))
-        .path("task-id", Ok(1))
-        .prepare::<FreeSlots>()
-        .unwrap()
-        .send_holding(slot)
+    let decoded = vidplat_core::send_operation(GetTaskFreeSlots(rt), Some(slot))
         .await
         .unwrap();
     assert_eq!(decoded.into_inner().0, 1, "the slot was still held while decoding");

@@ -279,7 +279,7 @@ fn not_started<O: Paginated>(problem: PagingProblem) -> Error {
 /// it are asked for beside it, and those past `last_page` are dropped unread
 /// (at most P − 1 requests past the end of a short list). A page that has
 /// arrived gives its place on the wire back before it decodes
-/// ([`vidplat_core::Prepared::send_holding`]), so up to P more pages may wait,
+/// ([`vidplat_core::send_operation`]), so up to P more pages may wait,
 /// decoded, for their turn. Without a `last_page`, pages follow one by one
 /// until an empty one.
 struct Numbered<'a, O: Paginated> {
