@@ -1,8 +1,8 @@
 //! Arrow: the schema a report's columns give, the batches its rows make, and
-//! Arrow IPC files (feature `arrow`). The Parquet encoder reuses the schema
-//! and the batches.
+//! Arrow IPC files (feature `arrow`). The Parquet encoder embeds the same
+//! schema in its files.
 
-use crate::encoder::{Encoder, SinkError};
+use crate::encoder::{check, days_since_unix_epoch, mismatch, Encoder, SinkError};
 use crate::schema::{Column, ColumnKind, Value};
 use arrow_array::builder::{
     BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder, StringDictionaryBuilder,
@@ -12,7 +12,7 @@ use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_ipc::writer::{DictionaryHandling, FileWriter, IpcWriteOptions};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use chrono::{Datelike as _, FixedOffset};
+use chrono::FixedOffset;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
@@ -24,9 +24,6 @@ pub(crate) const DESCRIPTION: &str = "description";
 pub(crate) const KIND: &str = "vidplat.kind";
 /// See [`KIND`].
 pub(crate) const JSON: &str = "json";
-
-/// Days from 0001-01-01 (chrono's day 1 of the common era) to 1970-01-01.
-const UNIX_EPOCH_DAYS_FROM_CE: i32 = 719_163;
 
 /// The Arrow type of a column kind; timestamps carry `zone` (`+09:00`).
 pub(crate) fn data_type(kind: ColumnKind, zone: &str) -> DataType {
@@ -124,21 +121,19 @@ impl Builder {
             (Builder::Boolean(b), Value::Boolean(v)) => b.append_value(*v),
             // The instant, in milliseconds since the epoch; the field's zone says which offset to show.
             (Builder::Timestamp(b), Value::Timestamp(at)) => b.append_value(at.timestamp_millis()),
-            (Builder::Date(b), Value::Date(day)) => b.append_value(day.num_days_from_ce() - UNIX_EPOCH_DAYS_FROM_CE),
+            (Builder::Date(b), Value::Date(day)) => b.append_value(days_since_unix_epoch(*day)),
             (_, value) => return Err(mismatch(column, value)),
         }
         Ok(())
     }
 
-    /// The batch's array; the builder starts the next batch empty. With
-    /// `keep_dictionary`, an open enum's dictionary carries over to the next
-    /// batch, so each batch's dictionary extends the last one's (what an IPC
-    /// file's delta dictionaries need).
-    fn finish(&mut self, keep_dictionary: bool) -> ArrayRef {
+    /// The batch's array; the builder starts the next batch empty but for an
+    /// open enum's dictionary, which carries over, so each batch's dictionary
+    /// extends the last one's (what an IPC file's delta dictionaries need).
+    fn finish(&mut self) -> ArrayRef {
         match self {
             Builder::Text(b) | Builder::Json(b) => Arc::new(b.finish()),
-            Builder::OpenEnum(b) if keep_dictionary => Arc::new(b.finish_preserve_values()),
-            Builder::OpenEnum(b) => Arc::new(b.finish()),
+            Builder::OpenEnum(b) => Arc::new(b.finish_preserve_values()),
             Builder::Integer(b) => Arc::new(b.finish()),
             Builder::Float(b) => Arc::new(b.finish()),
             Builder::Boolean(b) => Arc::new(b.finish()),
@@ -148,66 +143,19 @@ impl Builder {
     }
 }
 
-fn variant(value: &Value<'_>) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Text(_) => "text",
-        Value::Integer(_) => "an integer",
-        Value::Float(_) => "a float",
-        Value::Boolean(_) => "a boolean",
-        Value::Timestamp(_) => "a timestamp",
-        Value::Date(_) => "a date",
-        Value::Json(_) => "JSON",
-    }
-}
-
-fn mismatch(column: &Column, value: &Value<'_>) -> SinkError {
-    format!(
-        "column `{}` holds {} values, and the row gives it {}",
-        column.name,
-        column.kind.name(),
-        variant(value)
-    )
-    .into()
-}
-
-/// Whether `value` fits `column`.
-fn check(column: &Column, value: &Value<'_>) -> Result<(), SinkError> {
-    let fits = match (column.kind, value) {
-        (_, Value::Null) if column.nullable => true,
-        (_, Value::Null) => {
-            return Err(format!("column `{}` may not be null, and the row leaves it empty", column.name).into())
-        }
-        (ColumnKind::Text | ColumnKind::OpenEnum, Value::Text(_))
-        | (ColumnKind::Integer, Value::Integer(_))
-        | (ColumnKind::Float, Value::Float(_))
-        | (ColumnKind::Boolean, Value::Boolean(_))
-        | (ColumnKind::Timestamp, Value::Timestamp(_))
-        | (ColumnKind::Date, Value::Date(_))
-        | (ColumnKind::Json, Value::Json(_)) => true,
-        _ => false,
-    };
-    if fits {
-        Ok(())
-    } else {
-        Err(mismatch(column, value))
-    }
-}
-
 /// Rows into record batches of `rows_per_group` rows: at most one batch is
 /// held, never the whole partition.
-pub(crate) struct Batcher {
+struct Batcher {
     schema: SchemaRef,
     columns: Vec<Column>,
     builders: Vec<Builder>,
     rows: usize,
     rows_per_group: usize,
-    keep_dictionaries: bool,
 }
 
 impl Batcher {
-    /// A batcher for `columns`, timestamps in `zone`; `keep_dictionaries`: see [`Builder::finish`].
-    pub(crate) fn new(columns: &[Column], rows_per_group: usize, keep_dictionaries: bool, zone: FixedOffset) -> Self {
+    /// A batcher for `columns`, timestamps in `zone`.
+    fn new(columns: &[Column], rows_per_group: usize, zone: FixedOffset) -> Self {
         let rows_per_group = rows_per_group.max(1);
         let zone = zone.to_string();
         Self {
@@ -219,17 +167,16 @@ impl Batcher {
                 .collect(),
             rows: 0,
             rows_per_group,
-            keep_dictionaries,
         }
     }
 
-    pub(crate) fn schema(&self) -> &SchemaRef {
+    fn schema(&self) -> &SchemaRef {
         &self.schema
     }
 
     /// Adds a row; the batch it completes, if it does. A row that does not fit
     /// the columns is refused whole (no column gets a value of it).
-    pub(crate) fn push(&mut self, row: &[Value<'_>]) -> Result<Option<RecordBatch>, SinkError> {
+    fn push(&mut self, row: &[Value<'_>]) -> Result<Option<RecordBatch>, SinkError> {
         if row.len() != self.columns.len() {
             return Err(format!("a row of {} values for {} columns", row.len(), self.columns.len()).into());
         }
@@ -260,12 +207,11 @@ impl Batcher {
     }
 
     /// The rows not yet in a batch, as one (none if there are none).
-    pub(crate) fn flush(&mut self) -> Result<Option<RecordBatch>, SinkError> {
+    fn flush(&mut self) -> Result<Option<RecordBatch>, SinkError> {
         if self.rows == 0 {
             return Ok(None);
         }
-        let keep = self.keep_dictionaries;
-        let arrays: Vec<ArrayRef> = self.builders.iter_mut().map(|b| b.finish(keep)).collect();
+        let arrays: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
         self.rows = 0;
         Ok(Some(RecordBatch::try_new(Arc::clone(&self.schema), arrays)?))
     }
@@ -288,7 +234,7 @@ impl IpcEncoder {
         // An IPC file may not replace a dictionary, only extend it: the batcher
         // keeps each open enum's dictionary from batch to batch, and the writer
         // writes what each batch adds as a delta.
-        let batcher = Batcher::new(columns, rows_per_group, true, zone);
+        let batcher = Batcher::new(columns, rows_per_group, zone);
         let options = IpcWriteOptions::default().with_dictionary_handling(DictionaryHandling::Delta);
         let writer =
             FileWriter::try_new_with_options(BufWriter::with_capacity(256 * 1024, file), batcher.schema(), options)?;
@@ -342,7 +288,7 @@ mod tests {
 
     #[test]
     fn a_batch_every_rows_per_group_rows_and_the_rest_at_the_end() {
-        let mut batcher = Batcher::new(&COLUMNS, 2, true, vidplat_core::japan_offset());
+        let mut batcher = Batcher::new(&COLUMNS, 2, vidplat_core::japan_offset());
         let row = |kind, n| [Value::Text(kind), Value::Integer(n), Value::Json("[1]".to_owned())];
         assert!(batcher.push(&row("VOD", 1)).unwrap().is_none());
         let first = batcher.push(&row("LIVE", 2)).unwrap().expect("a batch at 2 rows");
@@ -360,7 +306,7 @@ mod tests {
 
     #[test]
     fn a_row_that_does_not_fit_is_refused_whole_naming_its_column() {
-        let mut batcher = Batcher::new(&COLUMNS, 10, false, vidplat_core::japan_offset());
+        let mut batcher = Batcher::new(&COLUMNS, 10, vidplat_core::japan_offset());
         let error = batcher
             .push(&[Value::Text("VOD"), Value::Text("7"), Value::Json("[]".to_owned())])
             .unwrap_err();

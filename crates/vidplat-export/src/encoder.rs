@@ -15,3 +15,68 @@ pub(crate) trait Encoder: Send {
     /// Writes what is buffered and the format's footer; the file, to be synced.
     fn finish(self: Box<Self>) -> Result<File, SinkError>;
 }
+
+/// What the columnar formats (Arrow IPC and Parquet) share: a row's values
+/// checked against the columns' kinds, and dates counted from the epoch.
+#[cfg(feature = "arrow")]
+mod columnar {
+    use super::SinkError;
+    use crate::schema::{Column, ColumnKind, Value};
+    use chrono::{Datelike as _, NaiveDate};
+
+    /// Days from 0001-01-01 (chrono's day 1 of the common era) to 1970-01-01.
+    const UNIX_EPOCH_DAYS_FROM_CE: i32 = 719_163;
+
+    /// `day` as Arrow's `Date32` and Parquet's `DATE` count it: days since 1970-01-01.
+    pub(crate) fn days_since_unix_epoch(day: NaiveDate) -> i32 {
+        day.num_days_from_ce() - UNIX_EPOCH_DAYS_FROM_CE
+    }
+
+    fn variant(value: &Value<'_>) -> &'static str {
+        match value {
+            Value::Null => "null",
+            Value::Text(_) => "text",
+            Value::Integer(_) => "an integer",
+            Value::Float(_) => "a float",
+            Value::Boolean(_) => "a boolean",
+            Value::Timestamp(_) => "a timestamp",
+            Value::Date(_) => "a date",
+            Value::Json(_) => "JSON",
+        }
+    }
+
+    pub(crate) fn mismatch(column: &Column, value: &Value<'_>) -> SinkError {
+        format!(
+            "column `{}` holds {} values, and the row gives it {}",
+            column.name,
+            column.kind.name(),
+            variant(value)
+        )
+        .into()
+    }
+
+    /// Whether `value` fits `column`.
+    pub(crate) fn check(column: &Column, value: &Value<'_>) -> Result<(), SinkError> {
+        let fits = match (column.kind, value) {
+            (_, Value::Null) if column.nullable => true,
+            (_, Value::Null) => {
+                return Err(format!("column `{}` may not be null, and the row leaves it empty", column.name).into())
+            }
+            (ColumnKind::Text | ColumnKind::OpenEnum, Value::Text(_))
+            | (ColumnKind::Integer, Value::Integer(_))
+            | (ColumnKind::Float, Value::Float(_))
+            | (ColumnKind::Boolean, Value::Boolean(_))
+            | (ColumnKind::Timestamp, Value::Timestamp(_))
+            | (ColumnKind::Date, Value::Date(_))
+            | (ColumnKind::Json, Value::Json(_)) => true,
+            _ => false,
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err(mismatch(column, value))
+        }
+    }
+}
+#[cfg(feature = "arrow")]
+pub(crate) use columnar::{check, days_since_unix_epoch, mismatch};

@@ -287,8 +287,8 @@ fn arrow_ipc_reads_back_with_its_schema_and_values() {
 fn more_rows_than_rows_per_group_make_several_groups_and_read_back_whole() {
     let dir = tempfile::tempdir().expect("tempdir");
     // Row 1 brings the unknown `LIVE_ARCHIVE` after row 0's `VOD`: with one row a group
-    // the IPC file's dictionary grows by deltas. Groups of 1,500 rows are more than the
-    // batches the Parquet encoder hands its writer: the writer cuts the groups.
+    // the IPC file's dictionary grows by deltas. 3,100 rows in groups of 1,500: two
+    // full groups and the rest, each written when it is full or the file ends.
     for (rows_per_group, rows) in [(1, 10), (3, 10), (1_500, 3_100)] {
         let sizes: Vec<i64> = (0..rows)
             .step_by(rows_per_group)
