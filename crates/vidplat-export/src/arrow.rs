@@ -2,7 +2,7 @@
 //! Arrow IPC files (feature `arrow`). The Parquet encoder embeds the same
 //! schema in its files.
 
-use crate::encoder::{check, days_since_unix_epoch, mismatch, Encoder, SinkError};
+use crate::encoder::{check_row, days_since_unix_epoch, mismatch, Encoder, SinkError};
 use crate::schema::{Column, ColumnKind, Value};
 use arrow_array::builder::{
     BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder, StringDictionaryBuilder,
@@ -100,7 +100,7 @@ impl Builder {
         }
     }
 
-    /// Appends a value [`check`] accepted for this builder's column.
+    /// Appends a value [`check_row`] accepted for this builder's column.
     fn append(&mut self, column: &Column, value: &Value<'_>) -> Result<(), SinkError> {
         match (self, value) {
             (Builder::Text(b) | Builder::Json(b), Value::Null) => b.append_null(),
@@ -177,11 +177,8 @@ impl Batcher {
     /// Adds a row; the batch it completes, if it does. A row that does not fit
     /// the columns is refused whole (no column gets a value of it).
     fn push(&mut self, row: &[Value<'_>]) -> Result<Option<RecordBatch>, SinkError> {
-        if row.len() != self.columns.len() {
-            return Err(format!("a row of {} values for {} columns", row.len(), self.columns.len()).into());
-        }
+        check_row(&self.columns, row)?;
         for ((column, value), builder) in self.columns.iter().zip(row).zip(&self.builders) {
-            check(column, value)?;
             // Text arrays have i32 offsets: 2 GiB of one column's text in one batch would overflow them.
             let added = match value {
                 Value::Text(text) => text.len(),

@@ -55,8 +55,20 @@ mod columnar {
         .into()
     }
 
+    /// Whether `row` fits `columns`: as many values as columns, each of its
+    /// column's kind (or null where the column may be empty).
+    pub(crate) fn check_row(columns: &[Column], row: &[Value<'_>]) -> Result<(), SinkError> {
+        if row.len() != columns.len() {
+            return Err(format!("a row of {} values for {} columns", row.len(), columns.len()).into());
+        }
+        columns
+            .iter()
+            .zip(row)
+            .try_for_each(|(column, value)| check(column, value))
+    }
+
     /// Whether `value` fits `column`.
-    pub(crate) fn check(column: &Column, value: &Value<'_>) -> Result<(), SinkError> {
+    fn check(column: &Column, value: &Value<'_>) -> Result<(), SinkError> {
         let fits = match (column.kind, value) {
             (_, Value::Null) if column.nullable => true,
             (_, Value::Null) => {
@@ -79,4 +91,4 @@ mod columnar {
     }
 }
 #[cfg(feature = "arrow")]
-pub(crate) use columnar::{check, days_since_unix_epoch, mismatch};
+pub(crate) use columnar::{check_row, days_since_unix_epoch, mismatch};

@@ -8,7 +8,7 @@
 //! the timestamps, the dictionaries and the descriptions back.
 
 use crate::arrow::schema as arrow_schema;
-use crate::encoder::{check, days_since_unix_epoch, Encoder, SinkError};
+use crate::encoder::{check_row, days_since_unix_epoch, Encoder, SinkError};
 use crate::schema::{Column, ColumnKind, Value};
 use base64::Engine as _;
 use bytes::Bytes;
@@ -120,13 +120,8 @@ impl ParquetEncoder {
 
 impl Encoder for ParquetEncoder {
     fn write(&mut self, row: &[Value<'_>]) -> Result<(), SinkError> {
-        if row.len() != self.columns.len() {
-            return Err(format!("a row of {} values for {} columns", row.len(), self.columns.len()).into());
-        }
         // A row that does not fit is refused whole: no column gets a value of it.
-        for (column, value) in self.columns.iter().zip(row) {
-            check(column, value)?;
-        }
+        check_row(&self.columns, row)?;
         for (values, value) in self.group.iter_mut().zip(row) {
             values.push(value);
         }
@@ -229,7 +224,7 @@ impl ColumnValues {
         }
     }
 
-    /// Adds a value [`check`] accepted for this column (a null adds only its level).
+    /// Adds a value [`check_row`] accepted for this column (a null adds only its level).
     fn push(&mut self, value: &Value<'_>) {
         self.levels.push(i16::from(*value != Value::Null));
         match (&mut self.values, value) {
@@ -247,7 +242,7 @@ impl ColumnValues {
             (Values::Int32(v), Value::Date(day)) => v.push(days_since_unix_epoch(*day)),
             (Values::Double(v), Value::Float(x)) => v.push(*x),
             (Values::Boolean(v), Value::Boolean(b)) => v.push(*b),
-            // Null, or (never, after `check`) a value of another kind.
+            // Null, or (never, after `check_row`) a value of another kind.
             _ => {}
         }
     }
@@ -273,7 +268,7 @@ impl ColumnValues {
 mod tests {
     use super::*;
 
-    /// A null that `check` let through, or a value `check` would refuse,
+    /// A null that `check_row` let through, or a value it would refuse,
     /// never reaches a column's values: only its level does.
     #[test]
     fn a_null_adds_a_level_and_no_value() {
