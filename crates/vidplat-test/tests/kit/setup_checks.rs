@@ -283,13 +283,13 @@ async fn a_fixture_comes_back_as_it_was_answered() {
     assert_eq!(json(&got), json(&Content::fixture()));
 }
 
-/// Checking costs little next to writing the answer out: a 50,000-row
-/// analytics page is set up in well under a second, and the 16 checks of a
-/// page of contents add a fraction of what serialising it costs (10,000 rows
-/// here, a test's time; at 50,000 the checks took 0.13 s to the writing's
-/// 1.2 s in a debug build).
+/// Checking costs little next to writing the answer out: the checks of a
+/// 50,000-row analytics page and of a 10,000-row page of contents each add
+/// less than serialising the page costs. Both are timed in the same moment,
+/// so a loaded machine slows them alike (at 50,000 contents the checks took
+/// 0.13 s to the writing's 1.2 s in a debug build).
 #[test]
-fn a_page_of_50_000_rows_is_checked_in_well_under_a_second() {
+fn checking_a_large_page_costs_less_than_writing_it() {
     use vidplat::analytics::types::{CloudOsPage, CloudOsRow};
     let rows = CloudOsPage {
         data: vec![CloudOsRow::fixture(); 50_000],
@@ -300,22 +300,34 @@ fn a_page_of_50_000_rows_is_checked_in_well_under_a_second() {
         ..ContentList::fixture()
     };
     let mock = Mock::new();
-    let started = Instant::now();
-    mock.on(analytics::CloudByOs).respond(rows);
-    let analytics = started.elapsed();
-    let started = Instant::now();
-    let written = serde_json::to_vec(&contents).unwrap().len();
-    let writing = started.elapsed();
-    let started = Instant::now();
-    mock.on(vms::ListContents).respond(contents);
-    let checking = started.elapsed().saturating_sub(writing);
+    let (writing, responding) = timed(&rows, |rows| {
+        mock.on(analytics::CloudByOs).respond(rows);
+    });
+    let analytics = responding.saturating_sub(writing);
+    println!("50,000 analytics rows: written in {writing:?}, checked in {analytics:?}");
+    assert!(analytics < writing, "{analytics:?} to check, {writing:?} to write");
+    let (writing, responding) = timed(&contents, |contents| {
+        mock.on(vms::ListContents).respond(contents);
+    });
+    let checking = responding.saturating_sub(writing);
     println!(
-        "50,000 analytics rows: {analytics:?}; 10,000 contents ({written} bytes): written in {writing:?}, \
-         its {} checks {checking:?}",
+        "10,000 contents: written in {writing:?}, its {} checks {checking:?}",
         vms::ListContents::SUCCESS_CHECKS.len()
     );
-    assert!(analytics < Duration::from_millis(500), "{analytics:?}");
-    assert!(checking < Duration::from_millis(500), "{checking:?}");
+    assert!(checking < writing, "{checking:?} to check, {writing:?} to write");
+}
+
+/// How long serialising `page` takes, and how long `respond` takes with a copy
+/// of it (the copy made before the clock starts).
+fn timed<T: Clone + serde::Serialize>(page: &T, respond: impl FnOnce(T)) -> (Duration, Duration) {
+    let started = Instant::now();
+    let written = serde_json::to_vec(page).unwrap();
+    let writing = started.elapsed();
+    assert!(!written.is_empty());
+    let copy = page.clone();
+    let started = Instant::now();
+    respond(copy);
+    (writing, started.elapsed())
 }
 
 #[test]
