@@ -63,7 +63,10 @@ pub struct RowWriter {
     table: Vec<Vec<String>>,
     /// One JSON row, serialized here and written in one piece: serde_json's
     /// many small writes would each cross the `dyn Write` (BENCHMARKS.md (h)).
-    line: Vec<u8>,
+    /// They land in a `BufWriter`, whose small writes are compiled inline even
+    /// in a build without link-time optimisation (docs/decisions/0010), where
+    /// a `Vec`'s are calls.
+    line: io::BufWriter<Vec<u8>>,
 }
 
 impl RowWriter {
@@ -75,7 +78,7 @@ impl RowWriter {
             jq,
             rows: 0,
             table: Vec::new(),
-            line: Vec::new(),
+            line: io::BufWriter::new(Vec::new()),
         }
     }
 
@@ -109,26 +112,23 @@ impl RowWriter {
         self.rows += 1;
         match self.format {
             Format::Json => {
-                self.line.clear();
-                self.line.extend_from_slice(if first { b"[\n  " } else { b",\n  " });
-                let start = self.line.len();
-                serde_json::to_writer_pretty(&mut self.line, row).map_err(io::Error::other)?;
+                let text = self.json_text(|line| serde_json::to_writer_pretty(line, row))?;
+                let mut element = Vec::with_capacity(text.len() + 16);
+                element.extend_from_slice(if first { b"[\n  " } else { b",\n  " });
                 // Indented as an element of the array, as one pretty array is
                 // (JSON text has no raw newline inside a string).
-                let lines = self.line.split_off(start);
-                for byte in lines {
-                    self.line.push(byte);
+                for &byte in text.iter() {
+                    element.push(byte);
                     if byte == b'\n' {
-                        self.line.extend_from_slice(b"  ");
+                        element.extend_from_slice(b"  ");
                     }
                 }
-                out.write_all(&self.line)
+                out.write_all(&element)
             }
             Format::Ndjson => {
-                self.line.clear();
-                serde_json::to_writer(&mut self.line, row).map_err(io::Error::other)?;
-                self.line.push(b'\n');
-                out.write_all(&self.line)
+                let text = self.json_text(|line| serde_json::to_writer(line, row))?;
+                text.push(b'\n');
+                out.write_all(text)
             }
             Format::Yaml => {
                 let text = serde_yaml::to_string(&[row]).map_err(io::Error::other)?;
@@ -153,6 +153,22 @@ impl RowWriter {
                 }
             }
         }
+    }
+
+    /// The text `write` puts in the reused buffer.
+    fn json_text(
+        &mut self,
+        write: impl FnOnce(&mut io::BufWriter<Vec<u8>>) -> serde_json::Result<()>,
+    ) -> io::Result<&mut Vec<u8>> {
+        // Every use ends in a flush, or in a new buffer after a failure:
+        // the BufWriter holds nothing here.
+        self.line.get_mut().clear();
+        if let Err(error) = write(&mut self.line) {
+            self.line = io::BufWriter::new(Vec::new());
+            return Err(io::Error::other(error));
+        }
+        self.line.flush()?;
+        Ok(self.line.get_mut())
     }
 
     /// Rows written so far.
