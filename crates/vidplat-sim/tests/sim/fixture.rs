@@ -107,22 +107,22 @@ async fn a_fault_on_an_operation_breaks_the_connection_after_the_head_and_is_not
 async fn a_delayed_fault_answers_late_or_runs_late_and_then_is_gone() {
     let (sim, client) = start(SimConfig::fast()).await;
     let encoder = client.encoder().expect("encoder");
+    // A delay long enough that one call on the loopback, however loaded the
+    // machine, stays far under it once the fault is used up.
+    let delay_ms = 1_000;
+    let delay = Duration::from_millis(delay_ms);
     sim.inject_fault(Fault {
-        delay_ms: 300,
+        delay_ms,
         outcome: FaultOutcome::Run,
         ..Fault::operation("get_task_counts")
     })
     .expect("a usable fault");
     let started = Instant::now();
     encoder.get_task_counts().call().await.expect("counts, late");
-    assert!(
-        started.elapsed() >= Duration::from_millis(300),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() >= delay, "{:?}", started.elapsed());
     let started = Instant::now();
     encoder.get_task_counts().call().await.expect("counts");
-    assert!(started.elapsed() < Duration::from_millis(300), "used up");
+    assert!(started.elapsed() < delay, "used up: {:?}", started.elapsed());
 
     // Late and refused: 404 is not retried, so exactly one answer, after the delay.
     sim.inject_fault(Fault {
