@@ -34,10 +34,11 @@ impl<T> Response<T> {
         self
     }
 
-    /// A hash of the body's bytes as they arrived (`None` when no body was
-    /// read): two answers with the same bytes have the same digest, so a
-    /// paginator tells a page the server sends again without serialising
-    /// its rows. Not a secure digest.
+    /// A hash of the body's bytes as they arrived, for an operation that
+    /// pages (`None` for one that does not, or when no body was read): two
+    /// answers with the same bytes have the same digest, so a paginator
+    /// tells a page the server sends again without serialising its rows.
+    /// Not a secure digest.
     pub fn body_digest(&self) -> Option<u64> {
         self.digest
     }

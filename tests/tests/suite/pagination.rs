@@ -523,6 +523,32 @@ async fn a_list_that_never_ends_is_stopped_with_the_problem_named() {
     );
 }
 
+/// The digest of an answer's body is taken for a list that pages, which
+/// compares it with the page before, and for nothing else.
+#[tokio::test]
+async fn only_an_answer_that_pages_carries_the_digest_of_its_body() {
+    fn one_task(_: &Request) -> Value {
+        json!({"id": 7, "status": "ready"})
+    }
+    fn one_page(_: &Request) -> Value {
+        json!({"data": [{"id": 7}], "current_page": 1, "last_page": 1})
+    }
+    let (server, _) = serve("/v1/tasks/7", one_task, Duration::ZERO).await;
+    let task = client(&server)
+        .encoder()
+        .unwrap()
+        .get_task()
+        .task_id(7u64)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!((task.id, task.body_digest()), (Some(7), None));
+    let (server, _) = serve("/v1/tasks", one_page, Duration::ZERO).await;
+    let page = client(&server).encoder().unwrap().list_tasks().send().await.unwrap();
+    assert_eq!(page.data.len(), 1);
+    assert!(page.body_digest().is_some());
+}
+
 /// A page too large to read whole (over 1 MiB: decoded while it arrives)
 /// is told from the next by every byte of its body, its digest taken chunk by
 /// chunk: the same page again stops the list, one whose last row alone differs
