@@ -42,7 +42,7 @@ impl Remainder {
         mut self,
         response: &mut reqwest::Response,
         chunks: mpsc::Sender<Bytes>,
-        digest: &mut impl std::hash::Hasher,
+        digest: &mut crate::response::BodyDigest,
     ) -> Result<(), FailureKind> {
         let cap = self.cap;
         let idle = self.idle;

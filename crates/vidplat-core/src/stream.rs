@@ -20,7 +20,7 @@ use crate::decode::decode_failure;
 use crate::exchange::{Call, Exchange};
 use crate::failure::{CallFailure, FailureKind};
 use crate::remainder::Remainder;
-use crate::response::Response;
+use crate::response::{BodyDigest, Response};
 use crate::retry::Delivery;
 use bytes::{Buf, Bytes};
 use serde::de::{DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -83,19 +83,19 @@ fn excerpt_head(prefix: &Bytes) -> Vec<u8> {
 
 /// Runs `decode` on a blocking thread over the body's chunks while the
 /// call's task reads them; the read's failure comes first, then the decode's.
-/// With the value, the digest of the body's bytes.
+/// With the value, `digest` of the body's bytes.
 async fn decode_while_reading<V: Send + 'static>(
     mut response: reqwest::Response,
     prefix: Bytes,
     call: &Call,
     status: u16,
     rest: Option<Remainder>,
+    mut digest: BodyDigest,
     decode: impl FnOnce(BodyReader) -> Result<V, (Option<String>, serde_json::Error)> + Send + 'static,
-) -> Result<(V, u64), CallFailure> {
+) -> Result<(V, Option<u64>), CallFailure> {
     let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
     let head = excerpt_head(&prefix);
-    let mut digest = crate::response::BodyDigest::default();
-    std::hash::Hasher::write(&mut digest, &prefix);
+    digest.write(&prefix);
     let decoder = tokio::task::spawn_blocking(move || {
         decode(BufReader::with_capacity(
             16 * 1024,
@@ -119,7 +119,7 @@ async fn decode_while_reading<V: Send + 'static>(
     };
     match (pumped, decoded) {
         (Err(kind), _) => Err(read_failure(call, kind)),
-        (Ok(()), Ok(value)) => Ok((value, std::hash::Hasher::finish(&digest))),
+        (Ok(()), Ok(value)) => Ok((value, digest.finish())),
         (Ok(()), Err((path, source))) => Err(decode_failure(call, status, &head, path, source)),
     }
 }
@@ -148,8 +148,17 @@ pub(crate) async fn decode_while_arriving<T: DeserializeOwned + Send + 'static>(
     } = exchange;
     let status = response.status();
     let headers = std::mem::take(response.headers_mut());
-    let (value, digest) =
-        decode_while_reading(response, body, &call, status.as_u16(), rest, decode_tracked::<T>).await?;
+    let digest = BodyDigest::for_operation(call.operation);
+    let (value, digest) = decode_while_reading(
+        response,
+        body,
+        &call,
+        status.as_u16(),
+        rest,
+        digest,
+        decode_tracked::<T>,
+    )
+    .await?;
     Ok(Response::new(status, headers, value).with_digest(digest))
 }
 
@@ -203,7 +212,8 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
             } = exchange;
             let status = response.status().as_u16();
             let sender = tx.clone();
-            let outcome = decode_while_reading(response, body, &call, status, rest, move |reader| {
+            let digest = BodyDigest::none();
+            let outcome = decode_while_reading(response, body, &call, status, rest, digest, move |reader| {
                 let mut deserializer = serde_json::Deserializer::from_reader(reader);
                 let mut track = serde_path_to_error::Track::new();
                 let seed = Envelope::<R> {

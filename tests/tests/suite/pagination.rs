@@ -533,6 +533,9 @@ async fn only_an_answer_that_pages_carries_the_digest_of_its_body() {
     fn one_page(_: &Request) -> Value {
         json!({"data": [{"id": 7}], "current_page": 1, "last_page": 1})
     }
+    fn counts(_: &Request) -> Value {
+        json!({"data": [{"content_name": "intro", "count": 3}], "truncated": false})
+    }
     let (server, _) = serve("/v1/tasks/7", one_task, Duration::ZERO).await;
     let task = client(&server)
         .encoder()
@@ -547,6 +550,22 @@ async fn only_an_answer_that_pages_carries_the_digest_of_its_body() {
     let page = client(&server).encoder().unwrap().list_tasks().send().await.unwrap();
     assert_eq!(page.data.len(), 1);
     assert!(page.body_digest().is_some());
+    // Read while it arrives, and not paged: no digest either.
+    let (server, _) = serve("/v2/realtime/user-counts", counts, Duration::ZERO).await;
+    let unlimited = vidplat_tests::local_client(&server.uri())
+        .analytics_quota(None)
+        .build()
+        .unwrap();
+    let counts = unlimited
+        .analytics()
+        .unwrap()
+        .cloud_realtime_user_counts()
+        .start("2024-10-30 21:00:00")
+        .end("2024-10-30 21:15:00")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!((counts.data.len(), counts.body_digest()), (1, None));
 }
 
 /// A page too large to read whole (over 1 MiB: decoded while it arrives)
