@@ -214,7 +214,7 @@ pub(crate) fn control_router(calendar: Calendar) -> axum::Router {
             let now = SystemTime::now().checked_add(ahead).unwrap_or_else(SystemTime::now);
             let now = DateTime::<chrono::Utc>::from(now).with_timezone(&read.zone);
             axum::Json(serde_json::json!({
-                "now": now.format("%Y-%m-%d %H:%M:%S").to_string(),
+                "now": Timestamp::from(now.naive_local()),
                 "ahead_seconds": ahead.as_secs(),
             }))
         })
