@@ -65,7 +65,7 @@ macro_rules! civil_value {
 
             /// Hands the wire text to `use_text`. An ordinary value is written by
             /// the fixed-width writer, on the stack: chrono's format interpreter
-            /// took a fifth of a long listing's time, reading its format string
+            /// took a fifth of a long listing's instructions, reading its format string
             /// again for every value.
             fn with_text<R>(&self, use_text: impl FnOnce(&str) -> R) -> R {
                 match &self.0 {
