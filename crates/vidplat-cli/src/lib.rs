@@ -185,8 +185,8 @@ async fn dispatch(
             .flatten();
         let call = async {
             let (id, data) = (spec.operation.id, args.for_builder());
-            let visited = client.visit(service, id, &data, run::Running(&runner))?;
-            run::ran(name, command, &args, visited).await
+            let made = client.any_call(service, id, &data)?;
+            run::ran(&runner, name, command, &args, made).await
         };
         let outcome = with_quota_waits(call, quota_waits, &mut *io.stderr, io.stderr_terminal).await;
         for note in runner.notes.take() {

@@ -5,6 +5,20 @@ use serde::Serialize;
 use serde_json::Value;
 use std::io::{self, Write};
 
+/// A pretty JSON row as an element of the array the rows make, indented
+/// as one pretty array is (JSON text has no raw newline inside a string).
+fn array_element(first: bool, text: &[u8]) -> Vec<u8> {
+    let mut element = Vec::with_capacity(text.len() + 16);
+    element.extend_from_slice(if first { b"[\n  " } else { b",\n  " });
+    for &byte in text {
+        element.push(byte);
+        if byte == b'\n' {
+            element.extend_from_slice(b"  ");
+        }
+    }
+    element
+}
+
 /// `--output`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -94,6 +108,43 @@ impl RowWriter {
         self.projected_row(out, row)
     }
 
+    /// A row given as its JSON text (`vidplat::any_call::Row`): written as
+    /// it is (NDJSON), transcoded (JSON, YAML: its members keep their order),
+    /// or read as a value where `--jq`, `--columns`, a table or CSV needs one.
+    pub fn json_row(&mut self, out: &mut dyn Write, json: &[u8]) -> io::Result<()> {
+        let whole = self.jq.is_none() && self.columns.is_none();
+        match self.format {
+            Format::Ndjson if whole => {
+                self.rows += 1;
+                let line = self.line.get_mut();
+                line.clear();
+                line.extend_from_slice(json);
+                line.push(b'\n');
+                out.write_all(line)
+            }
+            Format::Json if whole => {
+                let first = self.rows == 0;
+                self.rows += 1;
+                let text = self.json_text(|line| {
+                    let mut from = serde_json::Deserializer::from_slice(json);
+                    serde_transcode::transcode(&mut from, &mut serde_json::Serializer::pretty(line))
+                })?;
+                out.write_all(&array_element(first, text))
+            }
+            Format::Yaml if whole => {
+                self.rows += 1;
+                let mut from = serde_json::Deserializer::from_slice(json);
+                let text =
+                    serde_yaml::to_string(&[serde_transcode::Transcoder::new(&mut from)]).map_err(io::Error::other)?;
+                out.write_all(text.as_bytes())
+            }
+            _ => {
+                let value: Value = serde_json::from_slice(json).map_err(io::Error::other)?;
+                self.row(out, &value)
+            }
+        }
+    }
+
     fn projected_row<T: Serialize>(&mut self, out: &mut dyn Write, row: &T) -> io::Result<()> {
         // `--columns` shapes every format's rows, JSON's too (gh's `--json fields`).
         if let (Some(columns), Format::Json | Format::Ndjson | Format::Yaml) = (&self.columns, self.format) {
@@ -113,17 +164,7 @@ impl RowWriter {
         match self.format {
             Format::Json => {
                 let text = self.json_text(|line| serde_json::to_writer_pretty(line, row))?;
-                let mut element = Vec::with_capacity(text.len() + 16);
-                element.extend_from_slice(if first { b"[\n  " } else { b",\n  " });
-                // Indented as an element of the array, as one pretty array is
-                // (JSON text has no raw newline inside a string).
-                for &byte in text.iter() {
-                    element.push(byte);
-                    if byte == b'\n' {
-                        element.extend_from_slice(b"  ");
-                    }
-                }
-                out.write_all(&element)
+                out.write_all(&array_element(first, text))
             }
             Format::Ndjson => {
                 let text = self.json_text(|line| serde_json::to_writer(line, row))?;
@@ -433,6 +474,61 @@ mod tests {
         writer.finish(&mut out).expect("finished");
         let expected = serde_json::to_string_pretty(&rows).expect("pretty") + "\n";
         assert_eq!(String::from_utf8(out).expect("UTF-8"), expected);
+    }
+
+    /// A typed row, its members in its type's order (not sorted, as a
+    /// `serde_json::Value`'s are): its JSON text prints as the row itself does.
+    #[derive(serde::Serialize)]
+    struct Row {
+        zone: &'static str,
+        id: u64,
+        ratio: f64,
+        tags: Vec<&'static str>,
+        note: Option<&'static str>,
+    }
+
+    #[test]
+    fn a_row_given_as_its_json_text_prints_as_the_typed_row_in_every_format() {
+        let rows = [
+            Row {
+                zone: "Asia/Tokyo",
+                id: 7,
+                ratio: 0.1,
+                tags: vec!["a\"b", "\u{e9}"],
+                note: None,
+            },
+            Row {
+                zone: "UTC",
+                id: u64::MAX,
+                ratio: -1e300,
+                tags: vec![],
+                note: Some("x\ny"),
+            },
+        ];
+        for format in [Format::Json, Format::Ndjson, Format::Yaml, Format::Csv, Format::Table] {
+            for columns in [None, Some(vec!["id".to_owned(), "zone".to_owned()])] {
+                let (mut typed, mut text) = (Vec::new(), Vec::new());
+                let mut typed_writer = RowWriter::new(format, columns.clone());
+                let mut text_writer = RowWriter::new(format, columns.clone());
+                for row in &rows {
+                    typed_writer.row(&mut typed, row).expect("written");
+                    let json = serde_json::to_vec(row).expect("JSON");
+                    text_writer.json_row(&mut text, &json).expect("written");
+                }
+                typed_writer.finish(&mut typed).expect("finished");
+                text_writer.finish(&mut text).expect("finished");
+                assert_eq!(
+                    String::from_utf8(text).unwrap(),
+                    String::from_utf8(typed).unwrap(),
+                    "{format:?} {columns:?}"
+                );
+            }
+        }
+        let mut ndjson = Vec::new();
+        RowWriter::new(Format::Ndjson, None)
+            .json_row(&mut ndjson, br#"{"zone":"UTC","id":1}"#)
+            .unwrap();
+        assert_eq!(ndjson, b"{\"zone\":\"UTC\",\"id\":1}\n", "members in the row's order");
     }
 
     #[test]

@@ -7,14 +7,11 @@ use crate::output::{Format, RowWriter};
 use crate::spec::CommandSpec;
 use clap::ArgMatches;
 use futures::StreamExt as _;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::io::{Read, Write};
-use vidplat::pagination::Item;
-use vidplat::{Call as _, Paginate};
-use vidplat_core::{Operation, PagePosition, Paged as _, Place};
+use vidplat::any_call::{AnyCall, AnyList};
+use vidplat_core::{PagePosition, Place};
 
 /// An operation command's arguments: parameters by wire name, and the body.
 #[derive(Debug, Default)]
@@ -129,43 +126,19 @@ impl Args {
     }
 }
 
-/// What `builder::visit` hands each builder to: the runner's future for it.
-pub struct Running<'r, 'w>(pub &'r Runner<'w>);
-
-type Run<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Outcome, Failure>> + 'a>>;
-
-impl<'a, 'r: 'a, 'w: 'a> vidplat_core::OperationVisitor<'a> for Running<'r, 'w> {
-    type Output = Run<'a>;
-
-    fn operation<Op>(self, builder: Op) -> Self::Output
-    where
-        Op: Operation + 'a,
-        Op::Success: Serialize,
-    {
-        Box::pin(self.0.one(builder))
-    }
-
-    fn list<Op>(self, builder: Op) -> Self::Output
-    where
-        Op: vidplat_core::Paginated + Unpin + 'a,
-        Op::Success: Serialize,
-        <Op::Success as vidplat_core::Paged>::Item: Serialize + DeserializeOwned + Unpin + Send + 'static,
-    {
-        Box::pin(self.0.list(builder))
-    }
-}
-
-/// The outcome of what `builder::visit` gave for the command `command` of `service`.
+/// Runs what `Client::any_call` gave for the command `command` of `service`.
 pub async fn ran(
+    runner: &Runner<'_>,
     service: &str,
     command: &str,
     args: &Args,
-    visited: Option<Result<Run<'_>, vidplat_core::Refusals>>,
+    made: Option<Result<AnyCall<'_>, vidplat_core::Refusals>>,
 ) -> Result<Outcome, Failure> {
-    match visited {
+    match made {
         None => Err(Failure::unknown_command(service, command)),
         Some(Err(refusals)) => Err(args.refused(refusals)),
-        Some(Ok(run)) => run.await,
+        Some(Ok(AnyCall::List(list))) => runner.list(list).await,
+        Some(Ok(call)) => runner.one(call).await,
     }
 }
 
@@ -426,44 +399,30 @@ pub struct Runner<'a> {
 
 impl Runner<'_> {
     /// Any operation: shown, or sent and its answer returned.
-    pub async fn one<O>(&self, call: O) -> Result<Outcome, Failure>
-    where
-        O: Operation,
-        O::Success: Serialize,
-    {
+    pub async fn one(&self, call: AnyCall<'_>) -> Result<Outcome, Failure> {
         if let Some(show) = self.show {
             return self.show_request(call, show);
         }
-        let answer = call.call().await?;
-        let value = serde_json::to_value(answer).map_err(|e| Failure::Output(std::io::Error::other(e)))?;
-        Ok(Outcome::Value(value))
+        Ok(Outcome::Value(call.call().await?))
     }
 
     /// A list: its rows printed as they arrive (every page with `--all`).
-    pub async fn list<O>(&self, call: O) -> Result<Outcome, Failure>
-    where
-        O: Paginate,
-        O::Success: Serialize,
-        Item<O>: Serialize + DeserializeOwned + Unpin + Send + 'static,
-    {
+    pub async fn list(&self, call: AnyList<'_>) -> Result<Outcome, Failure> {
         if let Some(show) = self.show {
-            return self.show_request(call, show);
+            return self.show_request(AnyCall::List(call), show);
         }
         let mut rows = RowWriter::new(self.format, self.shape.clone());
         let limit = self.max_items.unwrap_or(usize::MAX);
         // Borrowed per write, never across an await.
         let out = || self.out.borrow_mut();
         let result = if self.all {
-            let mut items = call.items().prefetch(self.prefetch).max_items(limit);
-            if let Some(pages) = self.max_pages {
-                items = items.max_pages(pages);
-            }
+            let mut items = call.rows(self.prefetch, limit, self.max_pages);
             let counter = crate::progress::RowCount::new(self.count_rows);
             let mut result = Ok(());
             while let Some(item) = items.next().await {
                 match item {
                     Ok(item) => {
-                        rows.row(&mut **out(), &item)?;
+                        rows.json_row(&mut **out(), &item)?;
                         counter.row();
                     }
                     Err(e) => {
@@ -474,20 +433,20 @@ impl Runner<'_> {
             }
             result
         } else {
-            let position = vidplat_core::Paginated::first(&call);
-            match call.call().await {
+            let position = call.first();
+            match call.page().await {
                 Ok(page) => {
                     // A list that stops at its first page says so (gh's "Showing 30 of 120").
-                    let more = match (page.truncated(), page.last_page(), position) {
+                    let more = match (page.truncated, page.last_page, position) {
                         (Some(true), _, _) => Some("more exist".to_owned()),
                         (_, Some(last), PagePosition::Number(n)) if u64::try_from(last).is_ok_and(|l| l > n.get()) => {
                             Some(format!("page {n} of {last}"))
                         }
                         _ => None,
                     };
-                    let shown = page.len().min(limit);
-                    for item in page.into_items().iter().take(limit) {
-                        rows.row(&mut **out(), item)?;
+                    let shown = page.rows.len().min(limit);
+                    for item in page.rows.iter().take(limit) {
+                        rows.json_row(&mut **out(), item)?;
                     }
                     if let Some(more) = more {
                         let plural = if shown == 1 { "" } else { "s" };
@@ -513,9 +472,9 @@ impl Runner<'_> {
         self.notes.borrow_mut().push(note);
     }
 
-    fn show_request<O: Operation>(&self, call: O, show: Show) -> Result<Outcome, Failure> {
-        let prepared = call.prepare()?;
-        let (text, note) = shown_request(prepared.request(), show, self.secret_members);
+    fn show_request(&self, call: AnyCall<'_>, show: Show) -> Result<Outcome, Failure> {
+        let request = call.prepare()?;
+        let (text, note) = shown_request(&request, show, self.secret_members);
         if let Some(note) = note {
             self.note(note);
         }

@@ -84,6 +84,12 @@ impl<T> Prepared<T> {
         &self.outgoing.request
     }
 
+    /// The request as it would go on the wire, kept (for a reader that no
+    /// longer knows the answer's type: `vidplat::any_call`).
+    pub fn into_request(self) -> reqwest::Request {
+        self.outgoing.request
+    }
+
     pub(crate) fn exchange(self) -> Exchanging {
         self.outgoing.exchange()
     }

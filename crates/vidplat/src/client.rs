@@ -83,7 +83,7 @@ impl Client {
 
     /// The builder of `service`'s operation `id` (its `operationId`), made
     /// from `args` by its `from_args` (every refusal at once), handed to
-    /// `visitor`: the one place a reader of data (the command line,
+    /// `visitor`: the one place a reader of data ([`Client::any_call`],
     /// [`crate::batch`]) turns a service and an operation id into a typed
     /// call. `Ok(None)` when this build has no such operation; an error when
     /// the service is not configured.
@@ -120,8 +120,8 @@ impl Client {
         id: &str,
         args: &vidplat_core::Args,
     ) -> Result<serde_json::Value, Error> {
-        match self.visit(service, id, args, AsJson)? {
-            Some(Ok(call)) => call.await,
+        match self.any_call(service, id, args)? {
+            Some(Ok(call)) => call.call().await,
             Some(Err(refusals)) => Err(Error::InvalidInput(refusals)),
             None => Err(Error::InvalidInput(
                 vidplat_core::Refusal::new("is not an operation of this client")
@@ -548,27 +548,4 @@ pub(crate) fn tables() -> Vec<&'static ServiceTable> {
         #[cfg(feature = "analytics")]
         &vidplat_analytics::operations::TABLE,
     ]
-}
-
-/// Sends each builder; its answer as JSON.
-#[cfg(feature = "by-name")]
-struct AsJson;
-
-#[cfg(feature = "by-name")]
-impl<'a> vidplat_core::OperationVisitor<'a> for AsJson {
-    type Output = futures_util::future::BoxFuture<'a, Result<serde_json::Value, Error>>;
-
-    fn operation<Op>(self, builder: Op) -> Self::Output
-    where
-        Op: vidplat_core::Operation + 'a,
-        Op::Success: serde::Serialize,
-    {
-        Box::pin(async move {
-            let answer = crate::Call::call(builder).await?;
-            // The answer was decoded from JSON into types whose maps are keyed
-            // by text: it always makes JSON again. Were it not to, the work is
-            // still done, so the answer is given as `null`.
-            Ok(serde_json::to_value(answer).unwrap_or(serde_json::Value::Null))
-        })
-    }
 }

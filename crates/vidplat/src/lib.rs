@@ -144,6 +144,8 @@
 pub mod operations {}
 
 #[cfg(feature = "by-name")]
+pub mod any_call;
+#[cfg(feature = "by-name")]
 pub mod batch;
 mod call;
 #[cfg(feature = "catalog")]

@@ -240,8 +240,8 @@ async fn paginate(
         secret_members: crate::spec::secret_members(runtime.service()),
     };
     let data = args.for_builder();
-    let visited = client.visit(runtime.service(), operation.id, &data, run::Running(&runner))?;
-    let outcome = run::ran("api", operation.id, &args, visited).await;
+    let made = client.any_call(runtime.service(), operation.id, &data)?;
+    let outcome = run::ran(&runner, "api", operation.id, &args, made).await;
     for note in runner.notes.take() {
         writeln!(invocation.io.stderr, "{note}")?;
     }
