@@ -122,21 +122,10 @@ impl RowWriter {
                 line.push(b'\n');
                 out.write_all(line)
             }
-            Format::Json if whole => {
-                let first = self.rows == 0;
-                self.rows += 1;
-                let text = self.json_text(|line| {
-                    let mut from = serde_json::Deserializer::from_slice(json);
-                    serde_transcode::transcode(&mut from, &mut serde_json::Serializer::pretty(line))
-                })?;
-                out.write_all(&array_element(first, text))
-            }
-            Format::Yaml if whole => {
-                self.rows += 1;
+            Format::Json | Format::Yaml if whole => {
+                // Transcoded as it is written: its members keep their order.
                 let mut from = serde_json::Deserializer::from_slice(json);
-                let text =
-                    serde_yaml::to_string(&[serde_transcode::Transcoder::new(&mut from)]).map_err(io::Error::other)?;
-                out.write_all(text.as_bytes())
+                self.write_row(out, &serde_transcode::Transcoder::new(&mut from))
             }
             _ => {
                 let value: Value = serde_json::from_slice(json).map_err(io::Error::other)?;
