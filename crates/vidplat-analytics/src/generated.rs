@@ -29536,11 +29536,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -29778,11 +29779,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -30027,11 +30029,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -30228,11 +30231,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -30405,11 +30409,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -30610,11 +30615,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -30800,11 +30806,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -30990,11 +30997,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -31169,11 +31177,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("sort_order"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -31347,11 +31356,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -31563,11 +31573,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -31765,11 +31776,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -31970,11 +31982,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -32186,11 +32199,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -32402,11 +32416,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start_with"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -32618,11 +32633,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -32815,11 +32831,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -33012,11 +33029,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -33237,11 +33255,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -33471,11 +33490,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -33629,11 +33649,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -33793,11 +33814,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -34023,11 +34045,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -34276,11 +34299,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -34511,11 +34535,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -34669,11 +34694,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -34803,11 +34829,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -34976,11 +35003,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -35173,11 +35201,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -35343,11 +35372,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -35543,11 +35573,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -35796,11 +35827,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -36018,11 +36050,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -36208,11 +36241,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -36307,6 +36341,7 @@ pub mod builder {
     /// once) and handed to `visitor`; `None` when this service has no
     /// operation `id`. The one place a reader of data (the command line,
     /// a test driver, a file of rows) turns an id into a typed call.
+    #[cfg(feature = "by-name")]
     pub fn visit<'a, V: ::vidplat_core::OperationVisitor<'a>>(
         client: &'a super::Client,
         id: &str,

@@ -1,8 +1,10 @@
 //! An operation's arguments as data, the one way every reader (the command
 //! line, the tests' driver, bulk rows) makes a builder without naming it:
 //! each client crate generates `Builder::from_args` for every operation and
-//! one `operations::visit`, which finds the operation by id and hands its
-//! builder to an [`OperationVisitor`].
+//! one `builder::visit`, which finds the operation by id and hands its
+//! builder to an [`OperationVisitor`]. Both come with the client crates'
+//! `by-name` feature: a program that names its operations in code compiles
+//! none of them.
 
 use crate::operation::{Operation, Paginated};
 use crate::paged::Paged;

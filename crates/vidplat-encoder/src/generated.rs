@@ -11366,11 +11366,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11413,11 +11414,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11460,11 +11462,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11533,11 +11536,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11592,11 +11596,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11665,11 +11670,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11741,11 +11747,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("preset_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11813,11 +11820,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("preset_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11909,11 +11917,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -11977,11 +11986,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12050,11 +12060,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12126,11 +12137,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("profile_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12198,11 +12210,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("profile_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12294,11 +12307,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12362,11 +12376,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12423,11 +12438,12 @@ pub mod builder {
             self.body = ::std::result::Result::Ok(value.into());
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12495,11 +12511,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("task_import_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12571,11 +12588,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("task_import_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12630,11 +12648,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12718,11 +12737,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("sort"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12812,11 +12832,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12885,11 +12906,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("task_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -12952,11 +12974,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("task_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -13032,11 +13055,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("readable"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -13091,6 +13115,7 @@ pub mod builder {
     /// once) and handed to `visitor`; `None` when this service has no
     /// operation `id`. The one place a reader of data (the command line,
     /// a test driver, a file of rows) turns an id into a typed call.
+    #[cfg(feature = "by-name")]
     pub fn visit<'a, V: ::vidplat_core::OperationVisitor<'a>>(
         client: &'a super::Client,
         id: &str,

@@ -36559,11 +36559,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("statistics"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -36653,11 +36654,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -36733,11 +36735,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("category_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -36813,11 +36816,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("statistics"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -36930,11 +36934,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37003,11 +37008,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37064,11 +37070,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("policy_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37238,11 +37245,12 @@ pub mod builder {
                 .map(::std::option::Option::Some);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37405,11 +37413,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37478,11 +37487,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("content_name"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37551,11 +37561,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("content_name"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37648,11 +37659,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37730,11 +37742,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("content_name"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37827,11 +37840,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -37933,11 +37947,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38027,11 +38042,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("document_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38119,11 +38135,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("document_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38235,11 +38252,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38423,11 +38441,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("x_vms_user_agent"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38577,11 +38596,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("content_name"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38674,11 +38694,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38780,11 +38801,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38886,11 +38908,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -38980,11 +39003,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("poster_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39072,11 +39096,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("poster_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39188,11 +39213,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39316,11 +39342,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("start"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39412,11 +39439,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("content_name"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39509,11 +39537,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39603,11 +39632,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("set_name"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39695,11 +39725,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("set_name"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39811,11 +39842,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39900,11 +39932,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("content_name"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -39997,11 +40030,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40103,11 +40137,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40197,11 +40232,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("stream_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40289,11 +40325,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("stream_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40405,11 +40442,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40494,11 +40532,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("content_name"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40591,11 +40630,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40697,11 +40737,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40791,11 +40832,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("subtitle_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40883,11 +40925,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("subtitle_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -40999,11 +41042,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41167,11 +41211,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("type_"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41299,11 +41344,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41372,11 +41418,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("page_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41439,11 +41486,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("page_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41530,11 +41578,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41634,11 +41683,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41700,11 +41750,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41773,11 +41824,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41846,11 +41898,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("label_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -41913,11 +41966,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("label_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42004,11 +42058,12 @@ pub mod builder {
             self.body = self.body.map(f);
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42100,11 +42155,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("include_private"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42166,11 +42222,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42227,11 +42284,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("site_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42280,11 +42338,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42341,11 +42400,12 @@ pub mod builder {
                 .map_err(|refusal| refusal.at("policy_id"));
             self
         }
-        /// The builder from its arguments as data: each parameter under its
+        /// The builder from its arguments as data (feature `by-name`): each parameter under its
         /// setter's name, the body under `body` (see `vidplat_core::Args`).
         /// Every refusal comes at once, each by its member's whole path: a
         /// value of the wrong type, one a setter refuses, a required member
         /// missing, an argument the operation does not have.
+        #[cfg(feature = "by-name")]
         pub fn from_args(
             client: &'a super::Client,
             args: &::vidplat_core::Args,
@@ -42389,6 +42449,7 @@ pub mod builder {
     /// once) and handed to `visitor`; `None` when this service has no
     /// operation `id`. The one place a reader of data (the command line,
     /// a test driver, a file of rows) turns an id into a typed call.
+    #[cfg(feature = "by-name")]
     pub fn visit<'a, V: ::vidplat_core::OperationVisitor<'a>>(
         client: &'a super::Client,
         id: &str,

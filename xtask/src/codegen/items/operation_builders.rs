@@ -78,6 +78,7 @@ fn visit(operations: &[Operation]) -> TokenStream {
         /// once) and handed to `visitor`; `None` when this service has no
         /// operation `id`. The one place a reader of data (the command line,
         /// a test driver, a file of rows) turns an id into a typed call.
+        #[cfg(feature = "by-name")]
         pub fn visit<'a, V: ::vidplat_core::OperationVisitor<'a>>(
             client: &'a super::Client,
             id: &str,
@@ -262,11 +263,12 @@ fn builder(op: &Operation) -> Result<TokenStream> {
                 }
             }
             #(#setters)*
-            /// The builder from its arguments as data: each parameter under its
+            /// The builder from its arguments as data (feature `by-name`): each parameter under its
             /// setter's name, the body under `body` (see `vidplat_core::Args`).
             /// Every refusal comes at once, each by its member's whole path: a
             /// value of the wrong type, one a setter refuses, a required member
             /// missing, an argument the operation does not have.
+            #[cfg(feature = "by-name")]
             pub fn from_args(client: &'a super::Client, args: &::vidplat_core::Args) -> ::std::result::Result<Self, ::vidplat_core::Refusals> {
                 let mut refusals = ::vidplat_core::Refusals::default();
                 let #binding = Self::new(client);
