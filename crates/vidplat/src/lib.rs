@@ -163,8 +163,9 @@ pub mod signing;
 mod task_times;
 #[cfg(feature = "encoder")]
 pub mod waiters;
-#[cfg(feature = "encoder")]
+#[cfg(feature = "watch")]
 pub mod watch;
+#[cfg(feature = "webhooks")]
 pub mod webhooks;
 
 pub use call::Call;

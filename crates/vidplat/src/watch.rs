@@ -1,4 +1,5 @@
-//! Changes of tasks, CSV import jobs and contents as events, out of polling.
+//! Changes of tasks, CSV import jobs and contents as events, out of polling
+//! (feature `watch`).
 //!
 //! Each poll yields one [`Event`] per thing whose state is not the one the
 //! [`Cursor`] holds. A state passed through between two polls is not

@@ -3,6 +3,7 @@
 //! signed with HMAC-SHA-256, sent as `webhook-signature: v1,<base64>` beside
 //! `webhook-id` and `webhook-timestamp` (seconds since the epoch). What the
 //! receiving side checks ([`verify`]) and what a sender writes ([`sign`]).
+//! Feature `webhooks`.
 //!
 //! ```
 //! use vidplat::webhooks::{sign, verify, WebhookSecret, DEFAULT_TOLERANCE};
