@@ -29609,6 +29609,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/category/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -29621,6 +29622,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByContentCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[0usize];
         type Success = types::BasicContentCategoryPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -29868,6 +29870,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -29880,6 +29883,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicQuery<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[1usize];
         type Success = types::BasicQueryPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30111,6 +30115,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/datetime/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30123,6 +30128,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByTimePeriod<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[2usize];
         type Success = types::BasicTimePeriodPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30282,6 +30288,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/engagement/audience-rating/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30294,6 +30301,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicAudienceRating<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[3usize];
         type Success = types::BasicAudienceRatingPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30473,6 +30481,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/engagement/reaction/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30485,6 +30494,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicReaction<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[4usize];
         type Success = types::BasicReactionPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30688,6 +30698,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/environment/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30700,6 +30711,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByEnvironment<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[5usize];
         type Success = types::BasicEnvironmentPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -30857,6 +30869,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/history`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -30869,6 +30882,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicViewingHistory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[6usize];
         type Success = types::BasicViewingHistoryPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31070,6 +31084,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/os/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31082,6 +31097,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByOs<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[7usize];
         type Success = types::BasicOsPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31224,6 +31240,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/realtime/user-counts`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31236,6 +31253,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicRealtimeUserCounts<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[8usize];
         type Success = types::BasicRealtimeUserCountsPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31429,6 +31447,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/region/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31441,6 +31460,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByRegion<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[9usize];
         type Success = types::BasicRegionPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31646,6 +31666,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/site/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31658,6 +31679,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicBySite<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[10usize];
         type Success = types::BasicSitePage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -31840,6 +31862,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/situation/data/{parameter}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -31852,6 +31875,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicViewingSituation<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[11usize];
         type Success = types::BasicViewingSituationPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32055,6 +32079,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/title/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32067,6 +32092,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByContentTitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[12usize];
         type Success = types::BasicContentTitlePage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32272,6 +32298,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/title/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32284,6 +32311,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByContentTitleAndUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[13usize];
         type Success = types::BasicContentTitleUserPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32489,6 +32517,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32501,6 +32530,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for BasicByUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[14usize];
         type Success = types::BasicUserPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32696,6 +32726,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/active-users/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32708,6 +32739,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudActiveUsers<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[15usize];
         type Success = types::CloudActiveUsersPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -32894,6 +32926,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/browser/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -32906,6 +32939,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByBrowser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[16usize];
         type Success = types::CloudBrowserPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33094,6 +33128,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/category/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33106,6 +33141,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[17usize];
         type Success = types::CloudContentCategoryPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33342,6 +33378,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33354,6 +33391,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudQuery<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[18usize];
         type Success = types::CloudQueryPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33553,6 +33591,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/datetime/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33565,6 +33604,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByTimePeriod<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[19usize];
         type Success = types::CloudTimePeriodPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33691,6 +33731,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/engagement/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33703,6 +33744,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudEngagement<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[20usize];
         type Success = types::CloudEngagementPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -33886,6 +33928,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/history`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -33898,6 +33941,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudViewingHistory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[21usize];
         type Success = types::CloudViewingHistoryPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -34133,6 +34177,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/name/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -34145,6 +34190,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentName<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[22usize];
         type Success = types::CloudContentNamePage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -34389,6 +34435,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/name/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -34401,6 +34448,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentNameAndUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[23usize];
         type Success = types::CloudContentNameUserPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -34598,6 +34646,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/os/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -34610,6 +34659,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByOs<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[24usize];
         type Success = types::CloudOsPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -34736,6 +34786,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/reaction/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -34748,6 +34799,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudReaction<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[25usize];
         type Success = types::CloudReactionPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -34871,6 +34923,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/realtime/user-counts`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -34883,6 +34936,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudRealtimeUserCounts<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[26usize];
         type Success = types::CloudRealtimeUserCountsPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -35066,6 +35120,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/region/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -35078,6 +35133,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByRegion<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[27usize];
         type Success = types::CloudRegionPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -35264,6 +35320,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/site/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -35276,6 +35333,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudBySite<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[28usize];
         type Success = types::CloudSitePage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -35423,6 +35481,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/situation/{parameter}/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -35435,6 +35494,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudViewingSituation<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[29usize];
         type Success = types::CloudViewingSituationPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -35661,6 +35721,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/title/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -35673,6 +35734,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentTitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[30usize];
         type Success = types::CloudContentTitlePage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -35917,6 +35979,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/title/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -35929,6 +35992,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByContentTitleAndUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[31usize];
         type Success = types::CloudContentTitleUserPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -36107,6 +36171,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/user-counts/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -36119,6 +36184,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudUserCountsLegacy<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[32usize];
         type Success = types::CloudUserCountsLegacyPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -36304,6 +36370,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v2/userid/data`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -36316,6 +36383,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CloudByUser<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[33usize];
         type Success = types::CloudUserPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<

@@ -11382,6 +11382,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/counts`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11394,6 +11395,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetTaskCounts<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[0usize];
         type Success = types::TaskCounts;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -11430,6 +11432,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/external_id`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11442,6 +11445,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetExternalId<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[1usize];
         type Success = types::ExternalId;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -11478,6 +11482,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/notifications`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11490,6 +11495,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetNotificationSettings<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[2usize];
         type Success = types::NotificationSettings;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -11560,6 +11566,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PUT /v1/notifications`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11572,6 +11579,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateNotificationSettings<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[3usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -11612,6 +11620,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/presets`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11624,6 +11633,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListPresets<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[4usize];
         type Success = types::PresetList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -11694,6 +11704,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/presets`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11706,6 +11717,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterPreset<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[5usize];
         type Success = types::CreatedId;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -11771,6 +11783,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/presets/{preset-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11783,6 +11796,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeletePreset<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[6usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -11844,6 +11858,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/presets/{preset-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11856,6 +11871,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetPreset<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[7usize];
         type Success = types::Preset;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -11949,6 +11965,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PUT /v1/presets/{preset-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -11961,6 +11978,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdatePreset<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[8usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12002,6 +12020,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/profiles`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12014,6 +12033,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListProfiles<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[9usize];
         type Success = types::ProfileList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12084,6 +12104,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/profiles`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12096,6 +12117,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterProfile<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[10usize];
         type Success = types::CreatedId;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12161,6 +12183,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/profiles/{profile-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12173,6 +12196,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteProfile<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[11usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12234,6 +12258,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/profiles/{profile-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12246,6 +12271,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetProfile<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[12usize];
         type Success = types::Profile;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12339,6 +12365,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PUT /v1/profiles/{profile-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12351,6 +12378,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateProfile<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[13usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12392,6 +12420,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/task-imports`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12404,6 +12433,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListTaskImports<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[14usize];
         type Success = types::TaskImportList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12458,6 +12488,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/task-imports`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12470,6 +12501,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ImportTasksCsv<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[15usize];
         type Success = types::TaskImport;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12535,6 +12567,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/task-imports/{task-import-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12547,6 +12580,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteTaskImport<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[16usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12612,6 +12646,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/task-imports/{task-import-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12624,6 +12659,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetTaskImport<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[17usize];
         type Success = types::TaskImport;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12664,6 +12700,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/tasks`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12676,6 +12713,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteAllTasks<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[18usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12771,6 +12809,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/tasks`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12783,6 +12822,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListTasks<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[19usize];
         type Success = types::TaskList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12856,6 +12896,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/tasks`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12868,6 +12909,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterTask<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[20usize];
         type Success = types::TaskRegistration;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12928,6 +12970,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/tasks/{task-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -12940,6 +12983,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for CancelOrDeleteTask<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[21usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -12996,6 +13040,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/tasks/{task-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -13008,6 +13053,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetTask<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[22usize];
         type Success = types::Task;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -13083,6 +13129,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/upload/{filename}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -13095,6 +13142,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetInputFile<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[23usize];
         type Success = types::InputFile;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<

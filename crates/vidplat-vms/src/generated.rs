@@ -36583,6 +36583,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/categories`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -36595,6 +36596,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListCategories<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[0usize];
         type Success = types::CategoryList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -36684,6 +36686,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/categories`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -36696,6 +36699,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[1usize];
         type Success = types::CategoryRegistration;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -36757,6 +36761,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/categories/{category-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -36769,6 +36774,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[2usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -36846,6 +36852,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/categories/{category-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -36858,6 +36865,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[3usize];
         type Success = types::Category;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -36970,6 +36978,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/categories/{category-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -36982,6 +36991,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateCategory<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[4usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37024,6 +37034,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/content-forward-policies`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37036,6 +37047,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListForwardPolicies<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[5usize];
         type Success = types::ForwardPolicyList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37092,6 +37104,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/content-forward-policies/{policy-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37104,6 +37117,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetForwardPolicy<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[6usize];
         type Success = types::ForwardPolicy;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37332,6 +37346,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37344,6 +37359,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListContents<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[7usize];
         type Success = types::ContentList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37437,6 +37453,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37449,6 +37466,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterContent<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[8usize];
         type Success = types::ContentRegistration;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37511,6 +37529,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/contents/{content-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37523,6 +37542,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteContent<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[9usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37585,6 +37605,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37597,6 +37618,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetContent<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[10usize];
         type Success = types::Content;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37691,6 +37713,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37703,6 +37726,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateContent<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[11usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37766,6 +37790,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/documents`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37778,6 +37803,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListDocuments<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[12usize];
         type Success = types::DocumentList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37872,6 +37898,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/documents`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37884,6 +37911,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterDocument<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[13usize];
         type Success = types::RegisteredId;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -37979,6 +38007,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/documents/bulk`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -37991,6 +38020,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterDocumentsBulk<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[14usize];
         type Success = types::BulkRegistration;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38072,6 +38102,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/contents/{content-name}/documents/{document-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38084,6 +38115,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteDocument<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[15usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38165,6 +38197,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/documents/{document-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38177,6 +38210,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetDocument<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[16usize];
         type Success = types::Document;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38290,6 +38324,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/documents/{document-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38302,6 +38337,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateDocument<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[17usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38529,6 +38565,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/play`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38541,6 +38578,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetPlayInformation<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[18usize];
         type Success = types::PlayInformation;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38620,6 +38658,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/posters`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38632,6 +38671,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListPosters<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[19usize];
         type Success = types::PosterList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38726,6 +38766,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/posters`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38738,6 +38779,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterPoster<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[20usize];
         type Success = types::RegisteredId;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38833,6 +38875,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/posters/bulk`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38845,6 +38888,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterPostersBulk<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[21usize];
         type Success = types::BulkRegistration;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -38940,6 +38984,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PUT /v1/contents/{content-name}/posters/order`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -38952,6 +38997,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ReorderPosters<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[22usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39033,6 +39079,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/contents/{content-name}/posters/{poster-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39045,6 +39092,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeletePoster<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[23usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39126,6 +39174,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/posters/{poster-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39138,6 +39187,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetPoster<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[24usize];
         type Success = types::Poster;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39251,6 +39301,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/posters/{poster-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39263,6 +39314,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdatePoster<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[25usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39386,6 +39438,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/statistics`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39398,6 +39451,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetContentStatistics<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[26usize];
         type Success = types::ContentStatistics;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39463,6 +39517,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/stream-sets`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39475,6 +39530,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListStreamSets<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[27usize];
         type Success = types::StreamSetList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39569,6 +39625,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/stream-sets`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39581,6 +39638,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterStreamSet<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[28usize];
         type Success = types::StreamSetRegistration;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39662,6 +39720,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/contents/{content-name}/stream-sets/{set-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39674,6 +39733,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteStreamSet<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[29usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39755,6 +39815,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/stream-sets/{set-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39767,6 +39828,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetStreamSet<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[30usize];
         type Success = types::StreamSet;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39880,6 +39942,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/stream-sets/{set-name}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39892,6 +39955,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateStreamSet<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[31usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -39956,6 +40020,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/streams`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -39968,6 +40033,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListStreams<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[32usize];
         type Success = types::StreamList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40062,6 +40128,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/streams`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40074,6 +40141,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterStream<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[33usize];
         type Success = types::RegisteredId;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40169,6 +40237,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/streams/bulk`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40181,6 +40250,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterStreamsBulk<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[34usize];
         type Success = types::BulkRegistration;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40262,6 +40332,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/contents/{content-name}/streams/{stream-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40274,6 +40345,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteStream<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[35usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40355,6 +40427,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/streams/{stream-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40367,6 +40440,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetStream<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[36usize];
         type Success = types::Stream;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40480,6 +40554,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/streams/{stream-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40492,6 +40567,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateStream<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[37usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40556,6 +40632,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/subtitles`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40568,6 +40645,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListSubtitles<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[38usize];
         type Success = types::SubtitleList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40662,6 +40740,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/subtitles`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40674,6 +40753,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterSubtitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[39usize];
         type Success = types::RegisteredId;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40769,6 +40849,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/contents/{content-name}/subtitles/bulk`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40781,6 +40862,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterSubtitlesBulk<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[40usize];
         type Success = types::BulkRegistration;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40862,6 +40944,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/contents/{content-name}/subtitles/{subtitle-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40874,6 +40957,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteSubtitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[41usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -40955,6 +41039,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/contents/{content-name}/subtitles/{subtitle-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -40967,6 +41052,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetSubtitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[42usize];
         type Success = types::Subtitle;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41080,6 +41166,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/contents/{content-name}/subtitles/{subtitle-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41092,6 +41179,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateSubtitle<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[43usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41276,6 +41364,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/instant-pages`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41288,6 +41377,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListViewingPages<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[44usize];
         type Success = types::ViewingPageList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41368,6 +41458,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/instant-pages`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41380,6 +41471,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterViewingPage<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[45usize];
         type Success = types::ViewingPageRegistration;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41440,6 +41532,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/instant-pages/{page-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41452,6 +41545,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteViewingPage<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[46usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41508,6 +41602,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/instant-pages/{page-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41520,6 +41615,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetViewingPage<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[47usize];
         type Success = types::ViewingPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41608,6 +41704,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/instant-pages/{page-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41620,6 +41717,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateViewingPage<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[48usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41713,6 +41811,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/instant-pages/{page-id}/revoked-audiences`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41725,6 +41824,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for AddRevokedAudience<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[49usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41766,6 +41866,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/labels`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41778,6 +41879,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListLabels<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[50usize];
         type Success = types::LabelList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41848,6 +41950,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `POST /v1/labels`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41860,6 +41963,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for RegisterLabel<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[51usize];
         type Success = types::RegisteredId;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41920,6 +42024,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `DELETE /v1/labels/{label-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -41932,6 +42037,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for DeleteLabel<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[52usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -41988,6 +42094,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/labels/{label-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42000,6 +42107,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetLabel<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[53usize];
         type Success = types::Label;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42088,6 +42196,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `PATCH /v1/labels/{label-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42100,6 +42209,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for UpdateLabel<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[54usize];
         type Success = ();
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42185,6 +42295,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/playlists/{playlist-name}/items`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42197,6 +42308,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetPlaylistItems<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[55usize];
         type Success = types::PlaylistItems;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42238,6 +42350,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/sites`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42250,6 +42363,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListSites<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[56usize];
         type Success = types::SiteList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42306,6 +42420,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/sites/{site-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42318,6 +42433,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetSite<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[57usize];
         type Success = types::Site;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42354,6 +42470,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/streaming-policies`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42366,6 +42483,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for ListStreamingPolicies<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[58usize];
         type Success = types::StreamingPolicyList;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
@@ -42422,6 +42540,7 @@ pub mod builder {
             refusals.or(builder)
         }
         ///Sends `GET /v1/streaming-policies/{policy-id}`: the decoded answer, or why there is none (a value refused before sending, the service's error, a timeout, …).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub async fn send(
             self,
         ) -> ::std::result::Result<
@@ -42434,6 +42553,7 @@ pub mod builder {
     impl<'a> ::vidplat_core::Operation for GetStreamingPolicy<'a> {
         const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[59usize];
         type Success = types::StreamingPolicy;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn prepare(
             self,
         ) -> ::std::result::Result<
