@@ -77,7 +77,8 @@ fn visit(operations: &[Operation]) -> TokenStream {
         /// from `args` (its builder's `from_args`: every refusal at
         /// once) and handed to `visitor`; `None` when this service has no
         /// operation `id`. The one place a reader of data (the command line,
-        /// a test driver, a file of rows) turns an id into a typed call.
+        /// a test driver, a file of rows) turns an id into a typed call
+        /// (feature `by-name`).
         #[cfg(feature = "by-name")]
         pub fn visit<'a, V: ::vidplat_core::OperationVisitor<'a>>(
             client: &'a super::Client,
