@@ -3,6 +3,7 @@
 
 use crate::timeout::idle_bounded;
 use bytes::Bytes;
+use std::future::Future;
 use std::time::Duration;
 
 /// An answer whose body has been read whole: the response keeps its head
@@ -36,76 +37,79 @@ pub(crate) enum ReadError {
 /// come, a read that waits `idle` for the next one ends with
 /// [`ReadError::Idle`]; the wait for the first byte is the attempt
 /// timeout's alone (the server may be computing the answer).
-pub(crate) async fn read_capped(
+#[allow(clippy::manual_async_fn)] // an `async fn` would hold its arguments twice
+pub(crate) fn read_capped(
     mut response: reqwest::Response,
     cap: u64,
     stream_above: Option<u64>,
     idle: Duration,
-) -> Result<ReadAnswer, ReadError> {
-    let stream_above = stream_above.filter(|_| response.status().is_success());
-    let announced = response
-        .headers()
-        .get(reqwest::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    if announced.is_some_and(|length| length > cap) {
-        return Err(ReadError::TooLarge);
-    }
-    // Most bodies arrive in one chunk: keep it as it is, copy only when there are more.
-    let mut first: Option<Bytes> = None;
-    let mut joined: Vec<u8> = Vec::new();
-    let mut total: u64 = 0;
-    loop {
-        let next = if total == 0 {
-            response.chunk().await
-        } else {
-            idle_bounded(idle, response.chunk()).await.ok_or(ReadError::Idle)?
-        };
-        let Some(chunk) = next.map_err(ReadError::Transport)? else {
-            break;
-        };
-        total = total.saturating_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
-        if total > cap {
+) -> impl Future<Output = Result<ReadAnswer, ReadError>> + Send {
+    async move {
+        let stream_above = stream_above.filter(|_| response.status().is_success());
+        let announced = response
+            .headers()
+            .get(reqwest::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        if announced.is_some_and(|length| length > cap) {
             return Err(ReadError::TooLarge);
         }
-        if stream_above.is_some_and(|above| total > above) {
-            let body = match first.take() {
-                Some(earlier) => {
-                    let mut joined = Vec::with_capacity(earlier.len() + chunk.len());
-                    joined.extend_from_slice(&earlier);
-                    joined.extend_from_slice(&chunk);
-                    Bytes::from(joined)
-                }
-                None if joined.is_empty() => chunk,
-                None => {
-                    joined.extend_from_slice(&chunk);
-                    Bytes::from(joined)
-                }
+        // Most bodies arrive in one chunk: keep it as it is, copy only when there are more.
+        let mut first: Option<Bytes> = None;
+        let mut joined: Vec<u8> = Vec::new();
+        let mut total: u64 = 0;
+        loop {
+            let next = if total == 0 {
+                response.chunk().await
+            } else {
+                idle_bounded(idle, response.chunk()).await.ok_or(ReadError::Idle)?
             };
-            return Ok(ReadAnswer {
-                response,
-                body,
-                more: true,
-            });
-        }
-        match first.take() {
-            None if joined.is_empty() => first = Some(chunk),
-            earlier => {
-                if let Some(earlier) = earlier {
-                    let expected = announced.unwrap_or(0).min(cap);
-                    joined.reserve(usize::try_from(expected).unwrap_or(0).max(earlier.len() + chunk.len()));
-                    joined.extend_from_slice(&earlier);
+            let Some(chunk) = next.map_err(ReadError::Transport)? else {
+                break;
+            };
+            total = total.saturating_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
+            if total > cap {
+                return Err(ReadError::TooLarge);
+            }
+            if stream_above.is_some_and(|above| total > above) {
+                let body = match first.take() {
+                    Some(earlier) => {
+                        let mut joined = Vec::with_capacity(earlier.len() + chunk.len());
+                        joined.extend_from_slice(&earlier);
+                        joined.extend_from_slice(&chunk);
+                        Bytes::from(joined)
+                    }
+                    None if joined.is_empty() => chunk,
+                    None => {
+                        joined.extend_from_slice(&chunk);
+                        Bytes::from(joined)
+                    }
+                };
+                return Ok(ReadAnswer {
+                    response,
+                    body,
+                    more: true,
+                });
+            }
+            match first.take() {
+                None if joined.is_empty() => first = Some(chunk),
+                earlier => {
+                    if let Some(earlier) = earlier {
+                        let expected = announced.unwrap_or(0).min(cap);
+                        joined.reserve(usize::try_from(expected).unwrap_or(0).max(earlier.len() + chunk.len()));
+                        joined.extend_from_slice(&earlier);
+                    }
+                    joined.extend_from_slice(&chunk);
                 }
-                joined.extend_from_slice(&chunk);
             }
         }
+        let body = first.unwrap_or_else(|| Bytes::from(joined));
+        Ok(ReadAnswer {
+            response,
+            body,
+            more: false,
+        })
     }
-    let body = first.unwrap_or_else(|| Bytes::from(joined));
-    Ok(ReadAnswer {
-        response,
-        body,
-        more: false,
-    })
 }
 
 #[cfg(test)]

@@ -50,7 +50,7 @@ impl Outgoing {
             method,
             request,
         } = self;
-        Box::pin(async move { runtime.exchange(operation, method, request).await })
+        Box::pin(runtime.exchange(operation, method, request))
     }
 }
 
