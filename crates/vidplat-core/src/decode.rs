@@ -8,6 +8,7 @@ use crate::failure::{CallFailure, DecodeError, FailureKind};
 use crate::response::Response;
 use crate::retry::Delivery;
 use serde::de::DeserializeOwned;
+use std::future::Future;
 use tokio::sync::OwnedSemaphorePermit;
 
 /// Bodies at least this large are decoded on tokio's blocking pool, not on
@@ -97,10 +98,14 @@ fn tracked<T: DeserializeOwned>(body: &[u8]) -> Result<T, Undecodable> {
 /// back first: the body has arrived, and another page may go on the wire
 /// while this one decodes. A body that does not decode ends in
 /// [`FailureKind::Decode`], with the path of the failing value.
-pub(crate) async fn decode_whole<T: DeserializeOwned + Send + 'static>(
+///
+/// The answer is taken apart before the future is made, which then holds
+/// only what decoding needs (an `async fn` would hold the whole answer
+/// twice).
+pub(crate) fn decode_whole<T: DeserializeOwned + Send + 'static>(
     exchange: Exchange,
     wire_slot: Option<OwnedSemaphorePermit>,
-) -> Result<Response<T>, CallFailure> {
+) -> impl Future<Output = Result<Response<T>, CallFailure>> + Send {
     let Exchange {
         mut response,
         body,
@@ -110,13 +115,15 @@ pub(crate) async fn decode_whole<T: DeserializeOwned + Send + 'static>(
     drop(wire_slot);
     let status = response.status();
     let headers = std::mem::take(response.headers_mut());
-    match decode::<T>(&body).await {
-        Ok(value) => {
-            let mut digest = crate::response::BodyDigest::for_operation(call.operation);
-            digest.write(&body);
-            Ok(Response::new(status, headers, value).with_digest(digest.finish()))
+    async move {
+        match decode::<T>(&body).await {
+            Ok(value) => {
+                let mut digest = crate::response::BodyDigest::for_operation(call.operation);
+                digest.write(&body);
+                Ok(Response::new(status, headers, value).with_digest(digest.finish()))
+            }
+            Err(Undecodable { source, path }) => Err(decode_failure(&call, status.as_u16(), &body, path, source)),
         }
-        Err(Undecodable { source, path }) => Err(decode_failure(&call, status.as_u16(), &body, path, source)),
     }
 }
 

@@ -72,7 +72,9 @@ pub async fn send_operation<O: Operation>(
     operation: O,
     wire_slot: Option<OwnedSemaphorePermit>,
 ) -> Result<Response<O::Success>, CallFailure> {
-    let exchange = operation.prepare()?.exchange().await?;
+    // Two statements: the prepared request, a temporary of the first, is not kept in the future.
+    let exchanging = operation.prepare()?.exchange();
+    let exchange = exchanging.await?;
     read_answer::<O>(exchange, wire_slot).await
 }
 
@@ -97,7 +99,8 @@ where
     O: Operation<Success: Paged>,
     <O::Success as Paged>::Item: DeserializeOwned + Send + 'static,
 {
-    let exchange = operation.prepare()?.exchange().await?;
+    let exchanging = operation.prepare()?.exchange();
+    let exchange = exchanging.await?;
     rows_of::<O>(exchange).await
 }
 
