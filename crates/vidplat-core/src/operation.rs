@@ -1,17 +1,12 @@
 //! What every generated operation builder is, for code that handles any operation.
 
-use crate::decode::decode_whole;
-use crate::exchange::Exchange;
 use crate::failure::CallFailure;
 use crate::paged::{PagePosition, Paged, PagingStyle};
-use crate::prepared::{read_no_body, read_while_arriving, Prepared, Rows};
+use crate::prepared::{decoder, rows_reader, Decoder, Prepared, Rows, RowsReader};
 use crate::response::Response;
-use crate::stream::RowReceiver;
-use crate::table::{OperationMeta, Reading};
+use crate::table::OperationMeta;
 use serde::de::DeserializeOwned;
-use std::future::Future;
 use std::marker::PhantomData;
-use std::pin::Pin;
 use tokio::sync::OwnedSemaphorePermit;
 
 /// An operation of a generated client, ready to be prepared and sent. The
@@ -46,21 +41,24 @@ pub trait Paginated: Operation<Success: Paged> + Clone {
     fn at(self, position: PagePosition) -> Result<Self, PagePosition>;
 }
 
-/// How operation `O`'s answer is read, as constants of its type. A branch on
-/// one of them, in a function that is not `async`, is decided when `O` is
-/// known: rustc then compiles only the decoder taken. (In an `async` body
-/// the code after each `.await` is also reached from the resume point, so
-/// there nothing would be left out.)
+/// How operation `O`'s answer is read: its row's way of reading mapped to
+/// a decoder ([`decoder`], [`rows_reader`]) in constants of its type. A
+/// constant's value is known when compiling, so rustc compiles only the
+/// decoder it names; a choice made in the function's body would compile
+/// every decoder for the type.
 struct ReadingOf<O>(PhantomData<O>);
 
 impl<O: Operation> ReadingOf<O> {
-    const NO_BODY: bool = matches!(O::META.reading, Reading::Empty);
-    const WHILE_ARRIVING: bool = matches!(O::META.reading, Reading::WhileArriving);
+    const DECODER: Decoder<O::Success> = decoder::<O::Success>(O::META.reading);
 }
 
-/// A decoder at work on an answer, its type erased: the one chosen for the
-/// operation when compiling.
-type Decoding<'a, T> = Pin<Box<dyn Future<Output = Result<T, CallFailure>> + Send + 'a>>;
+impl<O> ReadingOf<O>
+where
+    O: Operation<Success: Paged>,
+    <O::Success as Paged>::Item: DeserializeOwned + Send + 'static,
+{
+    const ROWS: RowsReader<<O::Success as Paged>::Item> = rows_reader::<O::Success>(O::META.reading);
+}
 
 /// Sends `operation`: the decoded success answer, or why there is none. Its
 /// body is read by the one decoder its row of the table names (whole, while
@@ -75,20 +73,7 @@ pub async fn send_operation<O: Operation>(
     // Two statements: the prepared request, a temporary of the first, is not kept in the future.
     let exchanging = operation.prepare()?.exchange();
     let exchange = exchanging.await?;
-    read_answer::<O>(exchange, wire_slot).await
-}
-
-fn read_answer<O: Operation>(
-    exchange: Exchange,
-    wire_slot: Option<OwnedSemaphorePermit>,
-) -> Decoding<'static, Response<O::Success>> {
-    if ReadingOf::<O>::NO_BODY {
-        Box::pin(std::future::ready(read_no_body(exchange, wire_slot)))
-    } else if ReadingOf::<O>::WHILE_ARRIVING {
-        Box::pin(read_while_arriving(exchange, wire_slot))
-    } else {
-        Box::pin(decode_whole(exchange, wire_slot))
-    }
+    (ReadingOf::<O>::DECODER)(exchange, wire_slot).await
 }
 
 /// Sends `operation`; the rows of its list answer, one by one as they are
@@ -101,18 +86,5 @@ where
 {
     let exchanging = operation.prepare()?.exchange();
     let exchange = exchanging.await?;
-    rows_of::<O>(exchange).await
-}
-
-fn rows_of<O>(exchange: Exchange) -> Decoding<'static, Rows<<O::Success as Paged>::Item>>
-where
-    O: Operation<Success: Paged>,
-    <O::Success as Paged>::Item: DeserializeOwned + Send + 'static,
-{
-    if ReadingOf::<O>::WHILE_ARRIVING {
-        Box::pin(std::future::ready(Ok(Rows::Arriving(RowReceiver::start(exchange)))))
-    } else {
-        let page = read_answer::<O>(exchange, None);
-        Box::pin(async move { Ok(Rows::decoded(page.await?.into_inner())) })
-    }
+    (ReadingOf::<O>::ROWS)(exchange).await
 }

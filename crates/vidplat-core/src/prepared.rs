@@ -102,14 +102,50 @@ impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
     /// call runs, so every way of reading is compiled for `T`. With the
     /// operation's builder at hand, [`send_operation`](crate::send_operation) chooses when compiling.
     pub async fn send(self) -> Result<Response<T>, CallFailure> {
-        let reading = self.outgoing.operation.reading;
+        let read = decoder::<T>(self.outgoing.operation.reading);
         let exchange = self.exchange().await?;
-        match reading {
-            Reading::Empty => read_no_body(exchange, None),
-            Reading::WhileArriving => read_while_arriving(exchange, None).await,
-            Reading::Whole => decode_whole(exchange, None).await,
-        }
+        read(exchange, None).await
     }
+}
+
+/// A decoder at work on an answer, its type erased.
+pub(crate) type Decoding<T> = Pin<Box<dyn Future<Output = Result<T, CallFailure>> + Send>>;
+
+/// How an answer read one way becomes its decoded value; a paginator's
+/// `wire_slot` is given back once the body has arrived.
+pub(crate) type Decoder<T> = fn(Exchange, Option<OwnedSemaphorePermit>) -> Decoding<Response<T>>;
+
+/// The decoder of each way of reading an answer: the one place that maps a
+/// [`Reading`] to it. A `const fn`, so that `send_operation` can choose in a
+/// constant, when compiling, and a program then compiles that decoder alone
+/// for the operation; [`Prepared::send`] chooses when the call runs.
+pub(crate) const fn decoder<T: DeserializeOwned + Send + 'static>(reading: Reading) -> Decoder<T> {
+    match reading {
+        Reading::Empty => no_body::<T>,
+        Reading::WhileArriving => while_arriving::<T>,
+        Reading::Whole => whole::<T>,
+    }
+}
+
+fn no_body<T: DeserializeOwned + Send + 'static>(
+    exchange: Exchange,
+    wire_slot: Option<OwnedSemaphorePermit>,
+) -> Decoding<Response<T>> {
+    Box::pin(std::future::ready(read_no_body(exchange, wire_slot)))
+}
+
+fn while_arriving<T: DeserializeOwned + Send + 'static>(
+    exchange: Exchange,
+    wire_slot: Option<OwnedSemaphorePermit>,
+) -> Decoding<Response<T>> {
+    Box::pin(read_while_arriving(exchange, wire_slot))
+}
+
+fn whole<T: DeserializeOwned + Send + 'static>(
+    exchange: Exchange,
+    wire_slot: Option<OwnedSemaphorePermit>,
+) -> Decoding<Response<T>> {
+    Box::pin(decode_whole(exchange, wire_slot))
 }
 
 /// An answer the documents show no body for: `()` (the generator sees to
@@ -156,11 +192,40 @@ where
     /// decoded. A list the table reads while it arrives is never held whole;
     /// any other is decoded whole first.
     pub async fn rows(self) -> Result<Rows<P::Item>, CallFailure> {
-        match self.outgoing.operation.reading {
-            Reading::WhileArriving => Ok(Rows::Arriving(RowReceiver::start(self.exchange().await?))),
-            Reading::Whole | Reading::Empty => Ok(Rows::decoded(self.send().await?.into_inner())),
-        }
+        let read = rows_reader::<P>(self.outgoing.operation.reading);
+        let exchange = self.exchange().await?;
+        read(exchange).await
     }
+}
+
+/// How a list answer read one way becomes its rows.
+pub(crate) type RowsReader<R> = fn(Exchange) -> Decoding<Rows<R>>;
+
+/// The rows reader of each way of reading a list answer, as [`decoder`]:
+/// chosen in a constant by `operation_rows`, when the call runs by
+/// [`Prepared::rows`].
+pub(crate) const fn rows_reader<P>(reading: Reading) -> RowsReader<P::Item>
+where
+    P: Paged + DeserializeOwned + Send + 'static,
+    P::Item: DeserializeOwned + Send + 'static,
+{
+    match reading {
+        Reading::WhileArriving => rows_while_arriving::<P::Item>,
+        Reading::Whole | Reading::Empty => rows_of_page::<P>,
+    }
+}
+
+fn rows_while_arriving<R: DeserializeOwned + Send + 'static>(exchange: Exchange) -> Decoding<Rows<R>> {
+    Box::pin(std::future::ready(Ok(Rows::Arriving(RowReceiver::start(exchange)))))
+}
+
+fn rows_of_page<P>(exchange: Exchange) -> Decoding<Rows<P::Item>>
+where
+    P: Paged + DeserializeOwned + Send + 'static,
+    P::Item: DeserializeOwned + Send + 'static,
+{
+    let page = whole::<P>(exchange, None);
+    Box::pin(async move { Ok(Rows::decoded(page.await?.into_inner())) })
 }
 
 /// The rows of one list answer (see [`Prepared::rows`]).
