@@ -224,8 +224,7 @@ where
     P: Paged + DeserializeOwned + Send + 'static,
     P::Item: DeserializeOwned + Send + 'static,
 {
-    let page = whole::<P>(exchange, None);
-    Box::pin(async move { Ok(Rows::decoded(page.await?.into_inner())) })
+    Box::pin(async move { Ok(Rows::decoded(decode_whole::<P>(exchange, None).await?.into_inner())) })
 }
 
 /// The rows of one list answer (see [`Prepared::rows`]).
