@@ -9,16 +9,25 @@ use anyhow::{Context, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
 
 /// The modules of the crate whose sources are in `src`, each with the
 /// modules it refers to (`""` is the crate root).
 pub fn graph(src: &Path) -> Result<BTreeMap<String, BTreeSet<String>>> {
+    graph_of(src, false)
+}
+
+/// [`graph`], read with or without what is compiled only under a `cfg`.
+fn graph_of(src: &Path, unconditional_only: bool) -> Result<BTreeMap<String, BTreeSet<String>>> {
     let files = module_files(src)?;
     let modules: BTreeSet<String> = files.keys().cloned().collect();
     let mut graph = BTreeMap::new();
     for (module, path) in &files {
         let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let file = syn::parse_file(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let mut file = syn::parse_file(&text).with_context(|| format!("parsing {}", path.display()))?;
+        if unconditional_only {
+            WithoutCfg.visit_file_mut(&mut file);
+        }
         let children: BTreeSet<String> = file
             .items
             .iter()
@@ -92,6 +101,193 @@ pub fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
         }
     }
     out
+}
+
+/// The crate root's modules compiled only with one feature
+/// (`#[cfg(feature = "catalog")] pub mod catalog;`): module → feature.
+pub fn feature_gates(src: &Path) -> Result<BTreeMap<String, String>> {
+    let root = ["lib.rs", "main.rs"]
+        .iter()
+        .map(|name| src.join(name))
+        .find(|path| path.exists())
+        .context("no lib.rs or main.rs")?;
+    let file = syn::parse_file(&std::fs::read_to_string(&root)?)?;
+    let mut gates = BTreeMap::new();
+    for item in &file.items {
+        let syn::Item::Mod(module) = item else { continue };
+        for attr in &module.attrs {
+            let syn::Meta::List(list) = &attr.meta else { continue };
+            if !list.path.is_ident("cfg") {
+                continue;
+            }
+            if let Ok(syn::Meta::NameValue(gate)) = list.parse_args::<syn::Meta>() {
+                if let (
+                    true,
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(name),
+                        ..
+                    }),
+                ) = (gate.path.is_ident("feature"), &gate.value)
+                {
+                    gates.insert(module.ident.to_string(), name.value());
+                }
+            }
+        }
+    }
+    Ok(gates)
+}
+
+/// Each feature of the manifest `text` with the crate's own features it
+/// turns on, itself included, through features that turn on others.
+pub fn features_turned_on(text: &str) -> Result<BTreeMap<String, BTreeSet<String>>> {
+    let manifest: toml::Table = toml::from_str(text)?;
+    let direct: BTreeMap<String, Vec<String>> = manifest
+        .get("features")
+        .and_then(|f| f.as_table())
+        .map(|table| {
+            table
+                .iter()
+                .map(|(name, list)| {
+                    let own = list
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|v| v.as_str())
+                        .filter(|v| !v.contains('/') && !v.starts_with("dep:"))
+                        .map(str::to_owned)
+                        .collect();
+                    (name.clone(), own)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(direct
+        .keys()
+        .map(|feature| {
+            let mut on = BTreeSet::from([feature.clone()]);
+            let mut stack = vec![feature.clone()];
+            while let Some(next) = stack.pop() {
+                for implied in direct.get(&next).into_iter().flatten() {
+                    if on.insert(implied.clone()) {
+                        stack.push(implied.clone());
+                    }
+                }
+            }
+            (feature.clone(), on)
+        })
+        .collect())
+}
+
+/// The uses a build with only one feature would not compile: a module
+/// compiled under a feature referring to one compiled under another that
+/// the first does not turn on, each as `catalog -> batch (by-name)`.
+pub fn uses_outside_their_feature(src: &Path, manifest: &str) -> Result<Vec<String>> {
+    let gates = feature_gates(src)?;
+    let turned_on = features_turned_on(manifest)?;
+    let gate_of = |module: &str| gates.get(module.split("::").next().unwrap_or(module));
+    let mut found = Vec::new();
+    // A use under a `cfg` of its own is compiled only where that holds.
+    for (module, targets) in graph_of(src, true)? {
+        let Some(feature) = gate_of(&module) else { continue };
+        for target in targets {
+            let Some(needed) = gate_of(&target) else { continue };
+            if !turned_on.get(feature).is_some_and(|on| on.contains(needed)) {
+                found.push(format!("{module} -> {target} ({needed})"));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Takes out every item, field, statement and arm that carries a `cfg`.
+struct WithoutCfg;
+
+fn has_cfg(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| attr.path().is_ident("cfg"))
+}
+
+impl VisitMut for WithoutCfg {
+    fn visit_file_mut(&mut self, file: &mut syn::File) {
+        file.items.retain(|item| !has_cfg(item_attrs(item)));
+        syn::visit_mut::visit_file_mut(self, file);
+    }
+
+    fn visit_item_mod_mut(&mut self, module: &mut syn::ItemMod) {
+        if let Some((_, items)) = &mut module.content {
+            items.retain(|item| !has_cfg(item_attrs(item)));
+        }
+        syn::visit_mut::visit_item_mod_mut(self, module);
+    }
+
+    fn visit_item_impl_mut(&mut self, block: &mut syn::ItemImpl) {
+        block.items.retain(|item| match item {
+            syn::ImplItem::Fn(f) => !has_cfg(&f.attrs),
+            syn::ImplItem::Const(c) => !has_cfg(&c.attrs),
+            syn::ImplItem::Type(t) => !has_cfg(&t.attrs),
+            _ => true,
+        });
+        syn::visit_mut::visit_item_impl_mut(self, block);
+    }
+
+    fn visit_fields_named_mut(&mut self, fields: &mut syn::FieldsNamed) {
+        fields.named = std::mem::take(&mut fields.named)
+            .into_iter()
+            .filter(|field| !has_cfg(&field.attrs))
+            .collect();
+        syn::visit_mut::visit_fields_named_mut(self, fields);
+    }
+
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        block.stmts.retain(|stmt| match stmt {
+            syn::Stmt::Local(local) => !has_cfg(&local.attrs),
+            syn::Stmt::Item(item) => !has_cfg(item_attrs(item)),
+            syn::Stmt::Expr(expr, _) => !matches!(expr_attrs(expr), Some(attrs) if has_cfg(attrs)),
+            syn::Stmt::Macro(m) => !has_cfg(&m.attrs),
+        });
+        syn::visit_mut::visit_block_mut(self, block);
+    }
+
+    fn visit_expr_struct_mut(&mut self, expr: &mut syn::ExprStruct) {
+        expr.fields = std::mem::take(&mut expr.fields)
+            .into_iter()
+            .filter(|field| !has_cfg(&field.attrs))
+            .collect();
+        syn::visit_mut::visit_expr_struct_mut(self, expr);
+    }
+
+    fn visit_expr_match_mut(&mut self, expr: &mut syn::ExprMatch) {
+        expr.arms.retain(|arm| !has_cfg(&arm.attrs));
+        syn::visit_mut::visit_expr_match_mut(self, expr);
+    }
+}
+
+fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
+    match item {
+        syn::Item::Const(i) => &i.attrs,
+        syn::Item::Enum(i) => &i.attrs,
+        syn::Item::Fn(i) => &i.attrs,
+        syn::Item::Impl(i) => &i.attrs,
+        syn::Item::Macro(i) => &i.attrs,
+        syn::Item::Mod(i) => &i.attrs,
+        syn::Item::Static(i) => &i.attrs,
+        syn::Item::Struct(i) => &i.attrs,
+        syn::Item::Trait(i) => &i.attrs,
+        syn::Item::Type(i) => &i.attrs,
+        syn::Item::Use(i) => &i.attrs,
+        _ => &[],
+    }
+}
+
+fn expr_attrs(expr: &syn::Expr) -> Option<&[syn::Attribute]> {
+    match expr {
+        syn::Expr::Call(e) => Some(&e.attrs),
+        syn::Expr::MethodCall(e) => Some(&e.attrs),
+        syn::Expr::Block(e) => Some(&e.attrs),
+        syn::Expr::If(e) => Some(&e.attrs),
+        syn::Expr::Assign(e) => Some(&e.attrs),
+        syn::Expr::Macro(e) => Some(&e.attrs),
+        _ => None,
+    }
 }
 
 /// Module path (`quota::limits`) → its file, for every `.rs` file below `src`.
@@ -234,6 +430,43 @@ mod tests {
             }
         }
         assert!(found.is_empty(), "module cycles:\n{}", found.join("\n"));
+    }
+
+    /// A build with one feature of a crate compiles: no module under a
+    /// feature uses a module under another that its own does not turn on.
+    #[test]
+    fn no_module_uses_one_its_feature_does_not_turn_on() {
+        let root = repo_root();
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(root.join("crates")).unwrap() {
+            let dir = entry.unwrap().path();
+            let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+            for used in uses_outside_their_feature(&dir.join("src"), &manifest).unwrap() {
+                found.push(format!("{}: {used}", dir.strip_prefix(&root).unwrap().display()));
+            }
+        }
+        assert!(found.is_empty(), "uses outside their feature:\n{}", found.join("\n"));
+        // The facade's gates are read: its optional modules are there.
+        let facade = feature_gates(&root.join("crates/vidplat/src")).unwrap();
+        assert_eq!(facade.get("batch").map(String::as_str), Some("by-name"));
+        assert_eq!(facade.get("catalog").map(String::as_str), Some("catalog"));
+    }
+
+    #[test]
+    fn a_feature_turns_on_what_its_features_turn_on() {
+        let manifest = r#"
+            [features]
+            default = ["encoder"]
+            encoder = ["dep:vidplat-encoder"]
+            by-name = ["vidplat-core/by-name", "vidplat-encoder?/by-name"]
+            catalog = ["by-name", "dep:serde_yaml"]
+            studio = ["catalog"]
+        "#;
+        let on = features_turned_on(manifest).unwrap();
+        let names = |f: &str| on[f].iter().map(String::as_str).collect::<Vec<_>>();
+        assert_eq!(names("studio"), ["by-name", "catalog", "studio"]);
+        assert_eq!(names("by-name"), ["by-name"]);
+        assert_eq!(names("default"), ["default", "encoder"]);
     }
 
     #[test]
