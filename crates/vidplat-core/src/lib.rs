@@ -1,6 +1,7 @@
 #![doc = include_str!("../ARCHITECTURE.md")]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
+#[cfg(feature = "by-name")]
 mod args;
 mod body;
 mod builder;
@@ -19,6 +20,7 @@ mod patch;
 mod period;
 mod prepared;
 mod quota;
+#[cfg(feature = "by-name")]
 mod raw;
 mod redact;
 mod remainder;
@@ -37,6 +39,7 @@ mod tls;
 mod transport;
 mod validate;
 
+#[cfg(feature = "by-name")]
 pub use args::{Args, OperationVisitor};
 pub use builder::{RuntimeBuilder, DEFAULT_MAX_RESPONSE_BODY};
 pub use config::{BaseUrl, ConfigError};
@@ -52,6 +55,7 @@ pub use quota::limits::{
     Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting,
 };
 pub use quota::shared::{Lease, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WhenUnavailable};
+#[cfg(feature = "by-name")]
 pub use raw::RawRequest;
 pub use redact::{escape_controls, without_credentials, Redactor, REDACTED};
 pub use response::Response;
@@ -61,9 +65,11 @@ pub use runtime::Runtime;
 pub use secrecy::{ExposeSecret, SecretString};
 pub use setter::{IntoOptional, IntoValue, Refusal, Refusals, MISSING};
 pub use stream::RowReceiver;
+#[cfg(feature = "by-name")]
+pub use table::laid_over;
 pub use table::{
-    laid_over, Argument, CatalogKind, Kind, Method, OperationHelp, OperationMarker, OperationMeta, Place, Reading,
-    RequestBody, Routed, Service, ServiceTable,
+    Argument, CatalogKind, Kind, Method, OperationHelp, OperationMarker, OperationMeta, Place, Reading, RequestBody,
+    Routed, Service, ServiceTable,
 };
 pub use time::humanized;
 pub use time::{japan_offset, Date, Timestamp, TimestampParseError, JAPAN_OFFSET_SECONDS};

@@ -177,6 +177,7 @@ pub struct RequestBody {
     pub nullable: &'static [&'static str],
 }
 
+#[cfg(feature = "by-name")]
 impl RequestBody {
     /// The kind of the member at `path` (`streams[].video.height`, indices
     /// as `[]`): a member the YAML names, or one of an object that takes any.
@@ -341,6 +342,7 @@ impl RequestBody {
 /// `change` laid over `base`: an object's members one by one (a member
 /// `change` does not name stays as `base` has it), anything else replaced
 /// whole (a list `change` gives is sent as it gives it).
+#[cfg(feature = "by-name")]
 pub fn laid_over(base: serde_json::Value, change: &serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     match (base, change) {
