@@ -19,6 +19,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicAudience {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicAudience {
             Default::default()
         }
@@ -42,6 +43,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicAudienceRatingPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicAudienceRatingPage {
             Default::default()
         }
@@ -59,6 +61,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicAudienceRatingRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicAudienceRatingRow {
             Default::default()
         }
@@ -82,6 +85,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentCategoryPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicContentCategoryPage {
             Default::default()
         }
@@ -132,6 +136,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentCategoryRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicContentCategoryRow {
             Default::default()
         }
@@ -155,6 +160,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentTitlePage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicContentTitlePage {
             Default::default()
         }
@@ -210,6 +216,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentTitleRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicContentTitleRow {
             Default::default()
         }
@@ -233,6 +240,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentTitleUserPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicContentTitleUserPage {
             Default::default()
         }
@@ -276,6 +284,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicContentTitleUserRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicContentTitleUserRow {
             Default::default()
         }
@@ -299,6 +308,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicEnvironmentPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicEnvironmentPage {
             Default::default()
         }
@@ -358,6 +368,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicEnvironmentRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicEnvironmentRow {
             Default::default()
         }
@@ -381,6 +392,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicOsPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicOsPage {
             Default::default()
         }
@@ -440,6 +452,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicOsRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicOsRow {
             Default::default()
         }
@@ -460,6 +473,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicPlaybackPointSegment {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicPlaybackPointSegment {
             Default::default()
         }
@@ -483,6 +497,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicQueryPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicQueryPage {
             Default::default()
         }
@@ -584,6 +599,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicQueryRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicQueryRow {
             Default::default()
         }
@@ -604,6 +620,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicReactionButton {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicReactionButton {
             Default::default()
         }
@@ -627,6 +644,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicReactionPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicReactionPage {
             Default::default()
         }
@@ -644,6 +662,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicReactionRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicReactionRow {
             Default::default()
         }
@@ -661,6 +680,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicReactionSegment {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicReactionSegment {
             Default::default()
         }
@@ -678,6 +698,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRealtimeTitleCount {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicRealtimeTitleCount {
             Default::default()
         }
@@ -698,6 +719,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRealtimeUserCountRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicRealtimeUserCountRow {
             Default::default()
         }
@@ -709,17 +731,20 @@ pub mod types {
     pub struct BasicRealtimeUserCountsLoginId(::std::string::String);
     impl ::std::ops::Deref for BasicRealtimeUserCountsLoginId {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<BasicRealtimeUserCountsLoginId> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: BasicRealtimeUserCountsLoginId) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for BasicRealtimeUserCountsLoginId {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -737,6 +762,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for BasicRealtimeUserCountsLoginId {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -746,6 +772,7 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for BasicRealtimeUserCountsLoginId {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -783,6 +810,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRealtimeUserCountsPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicRealtimeUserCountsPage {
             Default::default()
         }
@@ -806,6 +834,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRegionPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicRegionPage {
             Default::default()
         }
@@ -862,6 +891,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicRegionRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicRegionRow {
             Default::default()
         }
@@ -885,6 +915,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicSitePage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicSitePage {
             Default::default()
         }
@@ -941,6 +972,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicSiteRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicSiteRow {
             Default::default()
         }
@@ -970,6 +1002,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicSituation {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicSituation {
             Default::default()
         }
@@ -993,6 +1026,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicTimePeriodPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicTimePeriodPage {
             Default::default()
         }
@@ -1043,6 +1077,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicTimePeriodRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicTimePeriodRow {
             Default::default()
         }
@@ -1066,6 +1101,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicUserPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicUserPage {
             Default::default()
         }
@@ -1110,6 +1146,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicUserRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicUserRow {
             Default::default()
         }
@@ -1133,6 +1170,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicViewingHistoryPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicViewingHistoryPage {
             Default::default()
         }
@@ -1188,6 +1226,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicViewingHistoryRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicViewingHistoryRow {
             Default::default()
         }
@@ -1211,6 +1250,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicViewingSituationPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicViewingSituationPage {
             Default::default()
         }
@@ -1228,6 +1268,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BasicViewingSituationRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BasicViewingSituationRow {
             Default::default()
         }
@@ -1245,6 +1286,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudActiveUserRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudActiveUserRow {
             Default::default()
         }
@@ -1262,6 +1304,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudActiveUsersPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudActiveUsersPage {
             Default::default()
         }
@@ -1273,22 +1316,26 @@ pub mod types {
     pub struct CloudActiveUsersSort(::std::string::String);
     impl ::std::ops::Deref for CloudActiveUsersSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudActiveUsersSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudActiveUsersSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudActiveUsersSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudActiveUsersSort("date_time|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudActiveUsersSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1301,6 +1348,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudActiveUsersSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1309,6 +1357,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudActiveUsersSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1340,6 +1389,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudBrowserPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudBrowserPage {
             Default::default()
         }
@@ -1390,6 +1440,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudBrowserRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudBrowserRow {
             Default::default()
         }
@@ -1401,22 +1452,26 @@ pub mod types {
     pub struct CloudByBrowserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByBrowserSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByBrowserSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudByBrowserSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByBrowserSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudByBrowserSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByBrowserSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1429,6 +1484,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByBrowserSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1437,6 +1493,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByBrowserSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1462,22 +1519,26 @@ pub mod types {
     pub struct CloudByContentCategorySort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentCategorySort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentCategorySort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudByContentCategorySort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentCategorySort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudByContentCategorySort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentCategorySort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1490,6 +1551,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentCategorySort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1498,6 +1560,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByContentCategorySort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1523,22 +1586,26 @@ pub mod types {
     pub struct CloudByContentNameAndUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentNameAndUserSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentNameAndUserSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudByContentNameAndUserSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentNameAndUserSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudByContentNameAndUserSort("content_title|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentNameAndUserSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1551,6 +1618,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentNameAndUserSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1560,6 +1628,7 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for CloudByContentNameAndUserSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1585,22 +1654,26 @@ pub mod types {
     pub struct CloudByContentNameSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentNameSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentNameSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudByContentNameSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentNameSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudByContentNameSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentNameSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1613,6 +1686,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentNameSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1621,6 +1695,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByContentNameSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1646,22 +1721,26 @@ pub mod types {
     pub struct CloudByContentTitleAndUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentTitleAndUserSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentTitleAndUserSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudByContentTitleAndUserSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentTitleAndUserSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudByContentTitleAndUserSort("content_title|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentTitleAndUserSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1674,6 +1753,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentTitleAndUserSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1683,6 +1763,7 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for CloudByContentTitleAndUserSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1708,22 +1789,26 @@ pub mod types {
     pub struct CloudByContentTitleSort(::std::string::String);
     impl ::std::ops::Deref for CloudByContentTitleSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByContentTitleSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudByContentTitleSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByContentTitleSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudByContentTitleSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByContentTitleSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1736,6 +1821,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByContentTitleSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1744,6 +1830,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByContentTitleSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1769,22 +1856,26 @@ pub mod types {
     pub struct CloudByOsSort(::std::string::String);
     impl ::std::ops::Deref for CloudByOsSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByOsSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudByOsSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByOsSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudByOsSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByOsSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1797,6 +1888,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByOsSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1805,6 +1897,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByOsSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1830,22 +1923,26 @@ pub mod types {
     pub struct CloudByRegionSort(::std::string::String);
     impl ::std::ops::Deref for CloudByRegionSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByRegionSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudByRegionSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByRegionSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudByRegionSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByRegionSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1858,6 +1955,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByRegionSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1866,6 +1964,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByRegionSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1891,22 +1990,26 @@ pub mod types {
     pub struct CloudBySiteSort(::std::string::String);
     impl ::std::ops::Deref for CloudBySiteSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudBySiteSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudBySiteSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudBySiteSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudBySiteSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudBySiteSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1919,6 +2022,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudBySiteSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1927,6 +2031,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudBySiteSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1952,22 +2057,26 @@ pub mod types {
     pub struct CloudByTimePeriodSort(::std::string::String);
     impl ::std::ops::Deref for CloudByTimePeriodSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByTimePeriodSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudByTimePeriodSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByTimePeriodSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudByTimePeriodSort("date_time|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByTimePeriodSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1980,6 +2089,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByTimePeriodSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1988,6 +2098,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByTimePeriodSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2013,22 +2124,26 @@ pub mod types {
     pub struct CloudByUserSort(::std::string::String);
     impl ::std::ops::Deref for CloudByUserSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudByUserSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudByUserSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudByUserSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudByUserSort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudByUserSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2041,6 +2156,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudByUserSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2049,6 +2165,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudByUserSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2080,6 +2197,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentCategoryPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudContentCategoryPage {
             Default::default()
         }
@@ -2121,6 +2239,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentCategoryRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudContentCategoryRow {
             Default::default()
         }
@@ -2138,6 +2257,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentNamePage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudContentNamePage {
             Default::default()
         }
@@ -2187,6 +2307,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentNameRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudContentNameRow {
             Default::default()
         }
@@ -2204,6 +2325,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentNameUserPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudContentNameUserPage {
             Default::default()
         }
@@ -2244,6 +2366,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentNameUserRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudContentNameUserRow {
             Default::default()
         }
@@ -2261,6 +2384,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentTitlePage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudContentTitlePage {
             Default::default()
         }
@@ -2310,6 +2434,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentTitleRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudContentTitleRow {
             Default::default()
         }
@@ -2327,6 +2452,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentTitleUserPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudContentTitleUserPage {
             Default::default()
         }
@@ -2367,6 +2493,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudContentTitleUserRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudContentTitleUserRow {
             Default::default()
         }
@@ -2381,6 +2508,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudEngagementPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudEngagementPage {
             Default::default()
         }
@@ -2401,6 +2529,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudEngagementPoint {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudEngagementPoint {
             Default::default()
         }
@@ -2418,6 +2547,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudOsPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudOsPage {
             Default::default()
         }
@@ -2468,6 +2598,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudOsRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudOsRow {
             Default::default()
         }
@@ -2485,6 +2616,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudQueryPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudQueryPage {
             Default::default()
         }
@@ -2586,6 +2718,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudQueryRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudQueryRow {
             Default::default()
         }
@@ -2597,22 +2730,26 @@ pub mod types {
     pub struct CloudQuerySort(::std::string::String);
     impl ::std::ops::Deref for CloudQuerySort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudQuerySort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudQuerySort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudQuerySort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudQuerySort("play_requested_count|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudQuerySort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2625,6 +2762,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudQuerySort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2633,6 +2771,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudQuerySort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2664,6 +2803,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudReactionButton {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudReactionButton {
             Default::default()
         }
@@ -2678,6 +2818,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudReactionPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudReactionPage {
             Default::default()
         }
@@ -2695,6 +2836,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudReactionSegment {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudReactionSegment {
             Default::default()
         }
@@ -2718,6 +2860,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudRealtimeUserCountRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudRealtimeUserCountRow {
             Default::default()
         }
@@ -2735,6 +2878,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudRealtimeUserCountsPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudRealtimeUserCountsPage {
             Default::default()
         }
@@ -2746,22 +2890,26 @@ pub mod types {
     pub struct CloudRealtimeUserCountsSort(::std::string::String);
     impl ::std::ops::Deref for CloudRealtimeUserCountsSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudRealtimeUserCountsSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudRealtimeUserCountsSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudRealtimeUserCountsSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudRealtimeUserCountsSort("date_time|desc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudRealtimeUserCountsSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2774,6 +2922,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudRealtimeUserCountsSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2782,6 +2931,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudRealtimeUserCountsSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2813,6 +2963,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudRegionPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudRegionPage {
             Default::default()
         }
@@ -2860,6 +3011,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudRegionRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudRegionRow {
             Default::default()
         }
@@ -2877,6 +3029,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudSitePage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudSitePage {
             Default::default()
         }
@@ -2924,6 +3077,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudSiteRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudSiteRow {
             Default::default()
         }
@@ -2956,6 +3110,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudSituation {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudSituation {
             Default::default()
         }
@@ -2973,6 +3128,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudSituationSegment {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudSituationSegment {
             Default::default()
         }
@@ -2990,6 +3146,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudTimePeriodPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudTimePeriodPage {
             Default::default()
         }
@@ -3031,6 +3188,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudTimePeriodRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudTimePeriodRow {
             Default::default()
         }
@@ -3054,6 +3212,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudUserCountLegacyRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudUserCountLegacyRow {
             Default::default()
         }
@@ -3071,6 +3230,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudUserCountsLegacyPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudUserCountsLegacyPage {
             Default::default()
         }
@@ -3082,22 +3242,26 @@ pub mod types {
     pub struct CloudUserCountsLegacySort(::std::string::String);
     impl ::std::ops::Deref for CloudUserCountsLegacySort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CloudUserCountsLegacySort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CloudUserCountsLegacySort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for CloudUserCountsLegacySort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             CloudUserCountsLegacySort("date_time|asc".to_string())
         }
     }
     impl ::std::str::FromStr for CloudUserCountsLegacySort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3110,6 +3274,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CloudUserCountsLegacySort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3118,6 +3283,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CloudUserCountsLegacySort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3149,6 +3315,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudUserPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudUserPage {
             Default::default()
         }
@@ -3184,6 +3351,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudUserRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudUserRow {
             Default::default()
         }
@@ -3201,6 +3369,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudViewingHistoryPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudViewingHistoryPage {
             Default::default()
         }
@@ -3253,6 +3422,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudViewingHistoryRow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudViewingHistoryRow {
             Default::default()
         }
@@ -3267,6 +3437,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CloudViewingSituationPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CloudViewingSituationPage {
             Default::default()
         }
@@ -3283,6 +3454,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Error {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Error {
             Default::default()
         }
@@ -3303,6 +3475,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicAudience {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     segment: Ok(Default::default()),
@@ -3334,6 +3507,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicAudience> for super::BasicAudience {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicAudience,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3351,6 +3525,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicAudience> for BasicAudience {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicAudience) -> Self {
                 Self {
                     segment: Ok(value.segment),
@@ -3380,6 +3555,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicAudienceRatingPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -3428,6 +3604,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicAudienceRatingPage>
         for super::BasicAudienceRatingPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicAudienceRatingPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3458,6 +3635,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicAudienceRatingPage>
         for BasicAudienceRatingPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicAudienceRatingPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -3481,6 +3659,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicAudienceRatingRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     audience: Ok(Default::default()),
@@ -3511,6 +3690,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicAudienceRatingRow>
         for super::BasicAudienceRatingRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicAudienceRatingRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3531,6 +3711,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicAudienceRatingRow>
         for BasicAudienceRatingRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicAudienceRatingRow) -> Self {
                 Self {
                     audience: Ok(value.audience),
@@ -3560,6 +3741,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentCategoryPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -3608,6 +3790,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentCategoryPage>
         for super::BasicContentCategoryPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicContentCategoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3638,6 +3821,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentCategoryPage>
         for BasicContentCategoryPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicContentCategoryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -3705,6 +3889,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentCategoryRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -3842,6 +4027,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentCategoryRow>
         for super::BasicContentCategoryRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicContentCategoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3932,6 +4118,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentCategoryRow>
         for BasicContentCategoryRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicContentCategoryRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -3972,6 +4159,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitlePage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -4020,6 +4208,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentTitlePage>
         for super::BasicContentTitlePage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicContentTitlePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4050,6 +4239,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitlePage>
         for BasicContentTitlePage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicContentTitlePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -4125,6 +4315,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitleRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -4280,6 +4471,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentTitleRow>
         for super::BasicContentTitleRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicContentTitleRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4379,6 +4571,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitleRow> for BasicContentTitleRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicContentTitleRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -4421,6 +4614,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitleUserPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -4469,6 +4663,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentTitleUserPage>
         for super::BasicContentTitleUserPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicContentTitleUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4499,6 +4694,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitleUserPage>
         for BasicContentTitleUserPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicContentTitleUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -4558,6 +4754,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicContentTitleUserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content_category: Ok(Default::default()),
@@ -4671,6 +4868,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicContentTitleUserRow>
         for super::BasicContentTitleUserRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicContentTitleUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4751,6 +4949,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicContentTitleUserRow>
         for BasicContentTitleUserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicContentTitleUserRow) -> Self {
                 Self {
                     content_category: Ok(value.content_category),
@@ -4789,6 +4988,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicEnvironmentPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -4837,6 +5037,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicEnvironmentPage>
         for super::BasicEnvironmentPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicEnvironmentPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4866,6 +5067,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicEnvironmentPage> for BasicEnvironmentPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicEnvironmentPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -4945,6 +5147,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicEnvironmentRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -5109,6 +5312,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicEnvironmentRow>
         for super::BasicEnvironmentRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicEnvironmentRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5213,6 +5417,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicEnvironmentRow> for BasicEnvironmentRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicEnvironmentRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -5256,6 +5461,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicOsPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -5303,6 +5509,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicOsPage> for super::BasicOsPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicOsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5332,6 +5539,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicOsPage> for BasicOsPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicOsPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -5411,6 +5619,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicOsRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -5572,6 +5781,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicOsRow> for super::BasicOsRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicOsRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5676,6 +5886,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicOsRow> for BasicOsRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicOsRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -5715,6 +5926,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicPlaybackPointSegment {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -5754,6 +5966,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicPlaybackPointSegment>
         for super::BasicPlaybackPointSegment {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicPlaybackPointSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5782,6 +5995,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicPlaybackPointSegment>
         for BasicPlaybackPointSegment {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicPlaybackPointSegment) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -5812,6 +6026,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicQueryPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -5859,6 +6074,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicQueryPage> for super::BasicQueryPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicQueryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5888,6 +6104,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicQueryPage> for BasicQueryPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicQueryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -6023,6 +6240,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicQueryRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -6312,6 +6530,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicQueryRow> for super::BasicQueryRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicQueryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6486,6 +6705,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicQueryRow> for BasicQueryRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicQueryRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -6539,6 +6759,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionButton {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     button_id: Ok(Default::default()),
@@ -6578,6 +6799,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicReactionButton>
         for super::BasicReactionButton {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicReactionButton,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6605,6 +6827,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionButton> for BasicReactionButton {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicReactionButton) -> Self {
                 Self {
                     button_id: Ok(value.button_id),
@@ -6635,6 +6858,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -6682,6 +6906,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicReactionPage> for super::BasicReactionPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicReactionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6711,6 +6936,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionPage> for BasicReactionPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicReactionPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -6734,6 +6960,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content_title: Ok(Default::default()),
@@ -6763,6 +6990,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicReactionRow> for super::BasicReactionRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicReactionRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6782,6 +7010,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionRow> for BasicReactionRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicReactionRow) -> Self {
                 Self {
                     content_title: Ok(value.content_title),
@@ -6803,6 +7032,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicReactionSegment {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -6833,6 +7063,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicReactionSegment>
         for super::BasicReactionSegment {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicReactionSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6850,6 +7081,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicReactionSegment> for BasicReactionSegment {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicReactionSegment) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -6871,6 +7103,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRealtimeTitleCount {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content_title: Ok(Default::default()),
@@ -6901,6 +7134,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicRealtimeTitleCount>
         for super::BasicRealtimeTitleCount {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicRealtimeTitleCount,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6919,6 +7153,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRealtimeTitleCount>
         for BasicRealtimeTitleCount {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicRealtimeTitleCount) -> Self {
                 Self {
                     content_title: Ok(value.content_title),
@@ -6944,6 +7179,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRealtimeUserCountRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -6983,6 +7219,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicRealtimeUserCountRow>
         for super::BasicRealtimeUserCountRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicRealtimeUserCountRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7007,6 +7244,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRealtimeUserCountRow>
         for BasicRealtimeUserCountRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicRealtimeUserCountRow) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -7037,6 +7275,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRealtimeUserCountsPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -7085,6 +7324,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicRealtimeUserCountsPage>
         for super::BasicRealtimeUserCountsPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicRealtimeUserCountsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7115,6 +7355,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRealtimeUserCountsPage>
         for BasicRealtimeUserCountsPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicRealtimeUserCountsPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -7146,6 +7387,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRegionPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -7193,6 +7435,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicRegionPage> for super::BasicRegionPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicRegionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7222,6 +7465,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRegionPage> for BasicRegionPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicRegionPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -7297,6 +7541,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicRegionRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -7449,6 +7694,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicRegionRow> for super::BasicRegionRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicRegionRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7548,6 +7794,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicRegionRow> for BasicRegionRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicRegionRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -7590,6 +7837,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicSitePage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -7637,6 +7885,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicSitePage> for super::BasicSitePage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicSitePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7666,6 +7915,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicSitePage> for BasicSitePage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicSitePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -7741,6 +7991,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicSiteRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -7893,6 +8144,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicSiteRow> for super::BasicSiteRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicSiteRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7992,6 +8244,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicSiteRow> for BasicSiteRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicSiteRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -8042,6 +8295,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicSituation {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     bitrate: Ok(Default::default()),
@@ -8107,6 +8361,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicSituation> for super::BasicSituation {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicSituation,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8161,6 +8416,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicSituation> for BasicSituation {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicSituation) -> Self {
                 Self {
                     bitrate: Ok(value.bitrate),
@@ -8194,6 +8450,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicTimePeriodPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -8242,6 +8499,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicTimePeriodPage>
         for super::BasicTimePeriodPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicTimePeriodPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8271,6 +8529,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicTimePeriodPage> for BasicTimePeriodPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicTimePeriodPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -8338,6 +8597,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicTimePeriodRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -8472,6 +8732,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicTimePeriodRow> for super::BasicTimePeriodRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicTimePeriodRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8561,6 +8822,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicTimePeriodRow> for BasicTimePeriodRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicTimePeriodRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -8601,6 +8863,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicUserPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -8648,6 +8911,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicUserPage> for super::BasicUserPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8677,6 +8941,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicUserPage> for BasicUserPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -8736,6 +9001,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicUserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_playback_count: Ok(Default::default()),
@@ -8852,6 +9118,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BasicUserRow> for super::BasicUserRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8931,6 +9198,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicUserRow> for BasicUserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicUserRow) -> Self {
                 Self {
                     ad_playback_count: Ok(value.ad_playback_count),
@@ -8969,6 +9237,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingHistoryPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -9017,6 +9286,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicViewingHistoryPage>
         for super::BasicViewingHistoryPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicViewingHistoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9047,6 +9317,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingHistoryPage>
         for BasicViewingHistoryPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicViewingHistoryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -9122,6 +9393,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingHistoryRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content_category: Ok(Default::default()),
@@ -9271,6 +9543,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicViewingHistoryRow>
         for super::BasicViewingHistoryRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicViewingHistoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9371,6 +9644,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingHistoryRow>
         for BasicViewingHistoryRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicViewingHistoryRow) -> Self {
                 Self {
                     content_category: Ok(value.content_category),
@@ -9413,6 +9687,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingSituationPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -9461,6 +9736,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicViewingSituationPage>
         for super::BasicViewingSituationPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicViewingSituationPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9491,6 +9767,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingSituationPage>
         for BasicViewingSituationPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicViewingSituationPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -9514,6 +9791,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BasicViewingSituationRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content_title: Ok(Default::default()),
@@ -9544,6 +9822,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasicViewingSituationRow>
         for super::BasicViewingSituationRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BasicViewingSituationRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9564,6 +9843,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BasicViewingSituationRow>
         for BasicViewingSituationRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BasicViewingSituationRow) -> Self {
                 Self {
                     content_title: Ok(value.content_title),
@@ -9585,6 +9865,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudActiveUserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -9614,6 +9895,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudActiveUserRow> for super::CloudActiveUserRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudActiveUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9631,6 +9913,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudActiveUserRow> for CloudActiveUserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudActiveUserRow) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -9652,6 +9935,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudActiveUsersPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -9682,6 +9966,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudActiveUsersPage>
         for super::CloudActiveUsersPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudActiveUsersPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9699,6 +9984,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudActiveUsersPage> for CloudActiveUsersPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudActiveUsersPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -9720,6 +10006,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudBrowserPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -9749,6 +10036,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudBrowserPage> for super::CloudBrowserPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudBrowserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9766,6 +10054,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudBrowserPage> for CloudBrowserPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudBrowserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -9831,6 +10120,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudBrowserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -9969,6 +10259,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudBrowserRow> for super::CloudBrowserRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudBrowserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10058,6 +10349,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudBrowserRow> for CloudBrowserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudBrowserRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -10090,6 +10382,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentCategoryPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -10120,6 +10413,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentCategoryPage>
         for super::CloudContentCategoryPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudContentCategoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10138,6 +10432,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentCategoryPage>
         for CloudContentCategoryPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudContentCategoryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -10191,6 +10486,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentCategoryRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -10305,6 +10601,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentCategoryRow>
         for super::CloudContentCategoryRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudContentCategoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10380,6 +10677,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentCategoryRow>
         for CloudContentCategoryRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudContentCategoryRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -10409,6 +10707,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNamePage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -10439,6 +10738,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentNamePage>
         for super::CloudContentNamePage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudContentNamePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10456,6 +10756,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNamePage> for CloudContentNamePage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudContentNamePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -10521,6 +10822,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNameRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -10664,6 +10966,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentNameRow>
         for super::CloudContentNameRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudContentNameRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10753,6 +11056,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNameRow> for CloudContentNameRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudContentNameRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -10785,6 +11089,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNameUserPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -10815,6 +11120,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentNameUserPage>
         for super::CloudContentNameUserPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudContentNameUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10833,6 +11139,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNameUserPage>
         for CloudContentNameUserPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudContentNameUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -10886,6 +11193,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentNameUserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content_category: Ok(Default::default()),
@@ -10999,6 +11307,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentNameUserRow>
         for super::CloudContentNameUserRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudContentNameUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11074,6 +11383,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentNameUserRow>
         for CloudContentNameUserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudContentNameUserRow) -> Self {
                 Self {
                     content_category: Ok(value.content_category),
@@ -11103,6 +11413,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitlePage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11133,6 +11444,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentTitlePage>
         for super::CloudContentTitlePage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudContentTitlePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11151,6 +11463,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitlePage>
         for CloudContentTitlePage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudContentTitlePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -11216,6 +11529,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitleRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -11359,6 +11673,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentTitleRow>
         for super::CloudContentTitleRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudContentTitleRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11448,6 +11763,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitleRow> for CloudContentTitleRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudContentTitleRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -11480,6 +11796,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitleUserPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11510,6 +11827,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentTitleUserPage>
         for super::CloudContentTitleUserPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudContentTitleUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11528,6 +11846,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitleUserPage>
         for CloudContentTitleUserPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudContentTitleUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -11581,6 +11900,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudContentTitleUserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content_category: Ok(Default::default()),
@@ -11694,6 +12014,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudContentTitleUserRow>
         for super::CloudContentTitleUserRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudContentTitleUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11769,6 +12090,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudContentTitleUserRow>
         for CloudContentTitleUserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudContentTitleUserRow) -> Self {
                 Self {
                     content_category: Ok(value.content_category),
@@ -11794,6 +12116,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudEngagementPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11815,6 +12138,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudEngagementPage>
         for super::CloudEngagementPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudEngagementPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11832,6 +12156,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudEngagementPage> for CloudEngagementPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudEngagementPage) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -11854,6 +12179,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudEngagementPoint {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -11893,6 +12219,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudEngagementPoint>
         for super::CloudEngagementPoint {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudEngagementPoint,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11920,6 +12247,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudEngagementPoint> for CloudEngagementPoint {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudEngagementPoint) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -11942,6 +12270,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudOsPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11971,6 +12300,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudOsPage> for super::CloudOsPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudOsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11988,6 +12318,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudOsPage> for CloudOsPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudOsPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -12053,6 +12384,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudOsRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -12191,6 +12523,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudOsRow> for super::CloudOsRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudOsRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12280,6 +12613,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudOsRow> for CloudOsRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudOsRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -12312,6 +12646,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudQueryPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -12341,6 +12676,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudQueryPage> for super::CloudQueryPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudQueryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12358,6 +12694,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudQueryPage> for CloudQueryPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudQueryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -12491,6 +12828,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudQueryRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -12786,6 +13124,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudQueryRow> for super::CloudQueryRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudQueryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12960,6 +13299,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudQueryRow> for CloudQueryRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudQueryRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -13009,6 +13349,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudReactionButton {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     button_id: Ok(Default::default()),
@@ -13039,6 +13380,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudReactionButton>
         for super::CloudReactionButton {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudReactionButton,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13056,6 +13398,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudReactionButton> for CloudReactionButton {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudReactionButton) -> Self {
                 Self {
                     button_id: Ok(value.button_id),
@@ -13073,6 +13416,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudReactionPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -13093,6 +13437,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudReactionPage> for super::CloudReactionPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudReactionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13110,6 +13455,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudReactionPage> for CloudReactionPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudReactionPage) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -13128,6 +13474,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudReactionSegment {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     count: Ok(Default::default()),
@@ -13158,6 +13505,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudReactionSegment>
         for super::CloudReactionSegment {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudReactionSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13175,6 +13523,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudReactionSegment> for CloudReactionSegment {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudReactionSegment) -> Self {
                 Self {
                     count: Ok(value.count),
@@ -13204,6 +13553,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRealtimeUserCountRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content_name: Ok(Default::default()),
@@ -13252,6 +13602,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudRealtimeUserCountRow>
         for super::CloudRealtimeUserCountRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudRealtimeUserCountRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13287,6 +13638,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRealtimeUserCountRow>
         for CloudRealtimeUserCountRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudRealtimeUserCountRow) -> Self {
                 Self {
                     content_name: Ok(value.content_name),
@@ -13310,6 +13662,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRealtimeUserCountsPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -13340,6 +13693,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudRealtimeUserCountsPage>
         for super::CloudRealtimeUserCountsPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudRealtimeUserCountsPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13358,6 +13712,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRealtimeUserCountsPage>
         for CloudRealtimeUserCountsPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudRealtimeUserCountsPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -13379,6 +13734,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRegionPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -13408,6 +13764,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudRegionPage> for super::CloudRegionPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudRegionPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13425,6 +13782,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRegionPage> for CloudRegionPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudRegionPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -13486,6 +13844,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudRegionRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -13615,6 +13974,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudRegionRow> for super::CloudRegionRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudRegionRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13699,6 +14059,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudRegionRow> for CloudRegionRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudRegionRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -13730,6 +14091,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSitePage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -13759,6 +14121,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSitePage> for super::CloudSitePage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudSitePage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13776,6 +14139,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSitePage> for CloudSitePage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudSitePage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -13837,6 +14201,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSiteRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -13966,6 +14331,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSiteRow> for super::CloudSiteRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudSiteRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14050,6 +14416,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSiteRow> for CloudSiteRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudSiteRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -14101,6 +14468,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSituation {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     bitrate: Ok(Default::default()),
@@ -14175,6 +14543,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudSituation> for super::CloudSituation {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudSituation,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14234,6 +14603,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSituation> for CloudSituation {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudSituation) -> Self {
                 Self {
                     bitrate: Ok(value.bitrate),
@@ -14260,6 +14630,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudSituationSegment {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     playback_point: Ok(Default::default()),
@@ -14290,6 +14661,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudSituationSegment>
         for super::CloudSituationSegment {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudSituationSegment,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14310,6 +14682,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudSituationSegment>
         for CloudSituationSegment {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudSituationSegment) -> Self {
                 Self {
                     playback_point: Ok(value.playback_point),
@@ -14331,6 +14704,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudTimePeriodPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -14361,6 +14735,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudTimePeriodPage>
         for super::CloudTimePeriodPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudTimePeriodPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14378,6 +14753,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudTimePeriodPage> for CloudTimePeriodPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudTimePeriodPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -14431,6 +14807,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudTimePeriodRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -14542,6 +14919,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudTimePeriodRow> for super::CloudTimePeriodRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudTimePeriodRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14616,6 +14994,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudTimePeriodRow> for CloudTimePeriodRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudTimePeriodRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -14653,6 +15032,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserCountLegacyRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content_name: Ok(Default::default()),
@@ -14701,6 +15081,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudUserCountLegacyRow>
         for super::CloudUserCountLegacyRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudUserCountLegacyRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14736,6 +15117,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserCountLegacyRow>
         for CloudUserCountLegacyRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudUserCountLegacyRow) -> Self {
                 Self {
                     content_name: Ok(value.content_name),
@@ -14759,6 +15141,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserCountsLegacyPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -14789,6 +15172,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudUserCountsLegacyPage>
         for super::CloudUserCountsLegacyPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudUserCountsLegacyPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14807,6 +15191,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserCountsLegacyPage>
         for CloudUserCountsLegacyPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudUserCountsLegacyPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -14828,6 +15213,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -14857,6 +15243,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudUserPage> for super::CloudUserPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudUserPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14874,6 +15261,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserPage> for CloudUserPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudUserPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -14919,6 +15307,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudUserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     ad_impressions: Ok(Default::default()),
@@ -15010,6 +15399,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CloudUserRow> for super::CloudUserRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudUserRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15074,6 +15464,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudUserRow> for CloudUserRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudUserRow) -> Self {
                 Self {
                     ad_impressions: Ok(value.ad_impressions),
@@ -15101,6 +15492,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudViewingHistoryPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -15131,6 +15523,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudViewingHistoryPage>
         for super::CloudViewingHistoryPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudViewingHistoryPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15149,6 +15542,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudViewingHistoryPage>
         for CloudViewingHistoryPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudViewingHistoryPage) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -15218,6 +15612,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudViewingHistoryRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     browser_name: Ok(Default::default()),
@@ -15365,6 +15760,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudViewingHistoryRow>
         for super::CloudViewingHistoryRow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudViewingHistoryRow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15460,6 +15856,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudViewingHistoryRow>
         for CloudViewingHistoryRow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudViewingHistoryRow) -> Self {
                 Self {
                     browser_name: Ok(value.browser_name),
@@ -15489,6 +15886,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CloudViewingSituationPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -15510,6 +15908,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CloudViewingSituationPage>
         for super::CloudViewingSituationPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CloudViewingSituationPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15528,6 +15927,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CloudViewingSituationPage>
         for CloudViewingSituationPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CloudViewingSituationPage) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -15546,6 +15946,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Error {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     code: Ok(Default::default()),
@@ -15575,6 +15976,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Error> for super::Error {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Error,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15592,6 +15994,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Error> for Error {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Error) -> Self {
                 Self {
                     code: Ok(value.code),
@@ -15606,6 +16009,7 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -15614,6 +16018,7 @@ pub mod types {
             }
         }
         impl ::std::fmt::Debug for ConversionError {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -15622,11 +16027,13 @@ pub mod types {
             }
         }
         impl From<&'static str> for ConversionError {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: &'static str) -> Self {
                 Self(value.into())
             }
         }
         impl From<String> for ConversionError {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: String) -> Self {
                 Self(value.into())
             }
@@ -15730,6 +16137,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicAudience;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -15792,6 +16200,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicAudienceRatingPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -15897,6 +16306,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicAudienceRatingRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -15968,6 +16378,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentCategoryPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16073,6 +16484,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentCategoryRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16350,6 +16762,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitlePage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16455,6 +16868,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitleRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16768,6 +17182,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitleUserPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -16873,6 +17288,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicContentTitleUserRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17114,6 +17530,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicEnvironmentPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17219,6 +17636,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicEnvironmentRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17550,6 +17968,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicOsPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17655,6 +18074,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicOsRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -17986,6 +18406,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicPlaybackPointSegment;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18079,6 +18500,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicQueryPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18184,6 +18606,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicQueryRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18767,6 +19190,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionButton;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18855,6 +19279,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -18960,6 +19385,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19031,6 +19457,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicReactionSegment;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19107,6 +19534,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRealtimeTitleCount;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19183,6 +19611,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRealtimeUserCountRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19271,6 +19700,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRealtimeUserCountsPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19376,6 +19806,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRegionPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19481,6 +19912,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicRegionRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19794,6 +20226,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicSitePage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -19899,6 +20332,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicSiteRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20212,6 +20646,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicSituation;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20358,6 +20793,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicTimePeriodPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20463,6 +20899,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicTimePeriodRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20740,6 +21177,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicUserPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20845,6 +21283,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicUserRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21086,6 +21525,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingHistoryPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21191,6 +21631,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingHistoryRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21504,6 +21945,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingSituationPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21609,6 +22051,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BasicViewingSituationRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21680,6 +22123,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudActiveUserRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21756,6 +22200,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudActiveUsersPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21827,6 +22272,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudBrowserPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21898,6 +22344,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudBrowserRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22177,6 +22624,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentCategoryPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22248,6 +22696,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentCategoryRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22473,6 +22922,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNamePage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22544,6 +22994,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNameRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22825,6 +23276,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNameUserPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22896,6 +23348,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentNameUserRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23112,6 +23565,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitlePage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23183,6 +23637,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitleRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23464,6 +23919,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitleUserPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23535,6 +23991,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudContentTitleUserRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23751,6 +24208,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudEngagementPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23805,6 +24263,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudEngagementPoint;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23898,6 +24357,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudOsPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23969,6 +24429,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudOsRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24248,6 +24709,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudQueryPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24319,6 +24781,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudQueryRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24908,6 +25371,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudReactionButton;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24979,6 +25443,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudReactionPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25033,6 +25498,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudReactionSegment;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25109,6 +25575,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRealtimeUserCountRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25224,6 +25691,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRealtimeUserCountsPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25295,6 +25763,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRegionPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25366,6 +25835,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudRegionRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25627,6 +26097,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSitePage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25698,6 +26169,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSiteRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25959,6 +26431,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSituation;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26123,6 +26596,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudSituationSegment;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26199,6 +26673,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudTimePeriodPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26270,6 +26745,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudTimePeriodRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26495,6 +26971,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserCountLegacyRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26610,6 +27087,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserCountsLegacyPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26681,6 +27159,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26752,6 +27231,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudUserRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26939,6 +27419,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudViewingHistoryPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27010,6 +27491,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudViewingHistoryRow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27298,6 +27780,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CloudViewingSituationPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27352,6 +27835,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Error;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27444,596 +27928,760 @@ pub mod types {
     }
     impl vidplat_core::Paged for BasicAudienceRatingPage {
         type Item = BasicAudienceRatingRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicContentCategoryPage {
         type Item = BasicContentCategoryRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicContentTitlePage {
         type Item = BasicContentTitleRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicContentTitleUserPage {
         type Item = BasicContentTitleUserRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicEnvironmentPage {
         type Item = BasicEnvironmentRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicOsPage {
         type Item = BasicOsRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicQueryPage {
         type Item = BasicQueryRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicReactionPage {
         type Item = BasicReactionRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicRealtimeUserCountsPage {
         type Item = BasicRealtimeUserCountRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicRegionPage {
         type Item = BasicRegionRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicSitePage {
         type Item = BasicSiteRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicTimePeriodPage {
         type Item = BasicTimePeriodRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicUserPage {
         type Item = BasicUserRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicViewingHistoryPage {
         type Item = BasicViewingHistoryRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for BasicViewingSituationPage {
         type Item = BasicViewingSituationRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn golden(&self) -> ::std::option::Option<bool> {
             self.golden
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn unsampled(&self) -> ::std::option::Option<bool> {
             self.unsampled
         }
     }
     impl vidplat_core::Paged for CloudActiveUsersPage {
         type Item = CloudActiveUserRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudBrowserPage {
         type Item = CloudBrowserRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentCategoryPage {
         type Item = CloudContentCategoryRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentNamePage {
         type Item = CloudContentNameRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentNameUserPage {
         type Item = CloudContentNameUserRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentTitlePage {
         type Item = CloudContentTitleRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudContentTitleUserPage {
         type Item = CloudContentTitleUserRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudEngagementPage {
         type Item = CloudEngagementPoint;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for CloudOsPage {
         type Item = CloudOsRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudQueryPage {
         type Item = CloudQueryRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudReactionPage {
         type Item = CloudReactionButton;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for CloudRealtimeUserCountsPage {
         type Item = CloudRealtimeUserCountRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudRegionPage {
         type Item = CloudRegionRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudSitePage {
         type Item = CloudSiteRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudTimePeriodPage {
         type Item = CloudTimePeriodRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudUserCountsLegacyPage {
         type Item = CloudUserCountLegacyRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudUserPage {
         type Item = CloudUserRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudViewingHistoryPage {
         type Item = CloudViewingHistoryRow;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for CloudViewingSituationPage {
         type Item = CloudSituation;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl ::vidplat_core::FromText for BasicRealtimeUserCountsLoginId {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28042,6 +28690,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudActiveUsersSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28050,6 +28699,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByBrowserSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28058,6 +28708,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentCategorySort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28066,6 +28717,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentNameAndUserSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28074,6 +28726,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentNameSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28082,6 +28735,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentTitleAndUserSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28090,6 +28744,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByContentTitleSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28098,6 +28753,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByOsSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28106,6 +28762,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByRegionSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28114,6 +28771,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudBySiteSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28122,6 +28780,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByTimePeriodSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28130,6 +28789,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudByUserSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28138,6 +28798,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudQuerySort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28146,6 +28807,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudRealtimeUserCountsSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28154,6 +28816,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CloudUserCountsLegacySort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -28443,6 +29106,7 @@ let response = client.basic_by_content_category()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_by_content_category(&self) -> builder::BasicByContentCategory<'_> {
         builder::BasicByContentCategory::new(self)
     }
@@ -28476,6 +29140,7 @@ let response = client.basic_query()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_query(&self) -> builder::BasicQuery<'_> {
         builder::BasicQuery::new(self)
     }
@@ -28507,6 +29172,7 @@ let response = client.basic_by_time_period()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_by_time_period(&self) -> builder::BasicByTimePeriod<'_> {
         builder::BasicByTimePeriod::new(self)
     }
@@ -28532,6 +29198,7 @@ let response = client.basic_audience_rating()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_audience_rating(&self) -> builder::BasicAudienceRating<'_> {
         builder::BasicAudienceRating::new(self)
     }
@@ -28559,6 +29226,7 @@ let response = client.basic_reaction()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_reaction(&self) -> builder::BasicReaction<'_> {
         builder::BasicReaction::new(self)
     }
@@ -28588,6 +29256,7 @@ let response = client.basic_by_environment()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_by_environment(&self) -> builder::BasicByEnvironment<'_> {
         builder::BasicByEnvironment::new(self)
     }
@@ -28613,6 +29282,7 @@ let response = client.basic_viewing_history()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_viewing_history(&self) -> builder::BasicViewingHistory<'_> {
         builder::BasicViewingHistory::new(self)
     }
@@ -28642,6 +29312,7 @@ let response = client.basic_by_os()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_by_os(&self) -> builder::BasicByOs<'_> {
         builder::BasicByOs::new(self)
     }
@@ -28665,6 +29336,7 @@ let response = client.basic_realtime_user_counts()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_realtime_user_counts(&self) -> builder::BasicRealtimeUserCounts<'_> {
         builder::BasicRealtimeUserCounts::new(self)
     }
@@ -28694,6 +29366,7 @@ let response = client.basic_by_region()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_by_region(&self) -> builder::BasicByRegion<'_> {
         builder::BasicByRegion::new(self)
     }
@@ -28723,6 +29396,7 @@ let response = client.basic_by_site()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_by_site(&self) -> builder::BasicBySite<'_> {
         builder::BasicBySite::new(self)
     }
@@ -28750,6 +29424,7 @@ let response = client.basic_viewing_situation()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_viewing_situation(&self) -> builder::BasicViewingSituation<'_> {
         builder::BasicViewingSituation::new(self)
     }
@@ -28779,6 +29454,7 @@ let response = client.basic_by_content_title()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_by_content_title(&self) -> builder::BasicByContentTitle<'_> {
         builder::BasicByContentTitle::new(self)
     }
@@ -28808,6 +29484,7 @@ let response = client.basic_by_content_title_and_user()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_by_content_title_and_user(
         &self,
     ) -> builder::BasicByContentTitleAndUser<'_> {
@@ -28839,6 +29516,7 @@ let response = client.basic_by_user()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn basic_by_user(&self) -> builder::BasicByUser<'_> {
         builder::BasicByUser::new(self)
     }
@@ -28868,6 +29546,7 @@ let response = client.cloud_active_users()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_active_users(&self) -> builder::CloudActiveUsers<'_> {
         builder::CloudActiveUsers::new(self)
     }
@@ -28897,6 +29576,7 @@ let response = client.cloud_by_browser()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_by_browser(&self) -> builder::CloudByBrowser<'_> {
         builder::CloudByBrowser::new(self)
     }
@@ -28926,6 +29606,7 @@ let response = client.cloud_by_content_category()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_by_content_category(&self) -> builder::CloudByContentCategory<'_> {
         builder::CloudByContentCategory::new(self)
     }
@@ -28959,6 +29640,7 @@ let response = client.cloud_query()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_query(&self) -> builder::CloudQuery<'_> {
         builder::CloudQuery::new(self)
     }
@@ -28988,6 +29670,7 @@ let response = client.cloud_by_time_period()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_by_time_period(&self) -> builder::CloudByTimePeriod<'_> {
         builder::CloudByTimePeriod::new(self)
     }
@@ -29011,6 +29694,7 @@ let response = client.cloud_engagement()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_engagement(&self) -> builder::CloudEngagement<'_> {
         builder::CloudEngagement::new(self)
     }
@@ -29038,6 +29722,7 @@ let response = client.cloud_viewing_history()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_viewing_history(&self) -> builder::CloudViewingHistory<'_> {
         builder::CloudViewingHistory::new(self)
     }
@@ -29071,6 +29756,7 @@ let response = client.cloud_by_content_name()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_by_content_name(&self) -> builder::CloudByContentName<'_> {
         builder::CloudByContentName::new(self)
     }
@@ -29104,6 +29790,7 @@ let response = client.cloud_by_content_name_and_user()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_by_content_name_and_user(
         &self,
     ) -> builder::CloudByContentNameAndUser<'_> {
@@ -29135,6 +29822,7 @@ let response = client.cloud_by_os()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_by_os(&self) -> builder::CloudByOs<'_> {
         builder::CloudByOs::new(self)
     }
@@ -29158,6 +29846,7 @@ let response = client.cloud_reaction()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_reaction(&self) -> builder::CloudReaction<'_> {
         builder::CloudReaction::new(self)
     }
@@ -29181,6 +29870,7 @@ let response = client.cloud_realtime_user_counts()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_realtime_user_counts(&self) -> builder::CloudRealtimeUserCounts<'_> {
         builder::CloudRealtimeUserCounts::new(self)
     }
@@ -29210,6 +29900,7 @@ let response = client.cloud_by_region()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_by_region(&self) -> builder::CloudByRegion<'_> {
         builder::CloudByRegion::new(self)
     }
@@ -29239,6 +29930,7 @@ let response = client.cloud_by_site()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_by_site(&self) -> builder::CloudBySite<'_> {
         builder::CloudBySite::new(self)
     }
@@ -29264,6 +29956,7 @@ let response = client.cloud_viewing_situation()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_viewing_situation(&self) -> builder::CloudViewingSituation<'_> {
         builder::CloudViewingSituation::new(self)
     }
@@ -29297,6 +29990,7 @@ let response = client.cloud_by_content_title()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_by_content_title(&self) -> builder::CloudByContentTitle<'_> {
         builder::CloudByContentTitle::new(self)
     }
@@ -29330,6 +30024,7 @@ let response = client.cloud_by_content_title_and_user()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_by_content_title_and_user(
         &self,
     ) -> builder::CloudByContentTitleAndUser<'_> {
@@ -29359,6 +30054,7 @@ let response = client.cloud_user_counts_legacy()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_user_counts_legacy(&self) -> builder::CloudUserCountsLegacy<'_> {
         builder::CloudUserCountsLegacy::new(self)
     }
@@ -29388,6 +30084,7 @@ let response = client.cloud_by_user()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cloud_by_user(&self) -> builder::CloudByUser<'_> {
         builder::CloudByUser::new(self)
     }
@@ -29417,14 +30114,17 @@ impl Client {
     /// A client sending every call through `runtime`, which is built from
     /// this crate's [`operations::TABLE`] (a call with a runtime of another
     /// service is refused, not sent).
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn new(runtime: ::vidplat_core::Runtime) -> Self {
         Self { runtime }
     }
     /// The runtime every call of this client goes through.
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn runtime(&self) -> &::vidplat_core::Runtime {
         &self.runtime
     }
     /// The base URL, without a trailing `/`.
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn baseurl(&self) -> &str {
         self.runtime.base_url()
     }
@@ -29468,6 +30168,7 @@ pub mod builder {
     }
     impl<'a> BasicByContentCategory<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -29695,6 +30396,7 @@ pub mod builder {
     }
     impl<'a> BasicQuery<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -29956,6 +30658,7 @@ pub mod builder {
     }
     impl<'a> BasicByTimePeriod<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30187,6 +30890,7 @@ pub mod builder {
     }
     impl<'a> BasicAudienceRating<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30358,6 +31062,7 @@ pub mod builder {
     }
     impl<'a> BasicReaction<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30557,6 +31262,7 @@ pub mod builder {
     }
     impl<'a> BasicByEnvironment<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30768,6 +31474,7 @@ pub mod builder {
     }
     impl<'a> BasicViewingHistory<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -30943,6 +31650,7 @@ pub mod builder {
     }
     impl<'a> BasicByOs<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31150,6 +31858,7 @@ pub mod builder {
     }
     impl<'a> BasicRealtimeUserCounts<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31306,6 +32015,7 @@ pub mod builder {
     }
     impl<'a> BasicByRegion<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31525,6 +32235,7 @@ pub mod builder {
     }
     impl<'a> BasicBySite<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31737,6 +32448,7 @@ pub mod builder {
     }
     impl<'a> BasicViewingSituation<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -31938,6 +32650,7 @@ pub mod builder {
     }
     impl<'a> BasicByContentTitle<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32157,6 +32870,7 @@ pub mod builder {
     }
     impl<'a> BasicByContentTitleAndUser<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32376,6 +33090,7 @@ pub mod builder {
     }
     impl<'a> BasicByUser<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32595,6 +33310,7 @@ pub mod builder {
     }
     impl<'a> CloudActiveUsers<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32795,6 +33511,7 @@ pub mod builder {
     }
     impl<'a> CloudByBrowser<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -32995,6 +33712,7 @@ pub mod builder {
     }
     impl<'a> CloudByContentCategory<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33205,6 +33923,7 @@ pub mod builder {
     }
     impl<'a> CloudQuery<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33460,6 +34179,7 @@ pub mod builder {
     }
     impl<'a> CloudByTimePeriod<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33648,6 +34368,7 @@ pub mod builder {
     }
     impl<'a> CloudEngagement<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -33793,6 +34514,7 @@ pub mod builder {
     }
     impl<'a> CloudViewingHistory<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -34008,6 +34730,7 @@ pub mod builder {
     }
     impl<'a> CloudByContentName<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -34264,6 +34987,7 @@ pub mod builder {
     }
     impl<'a> CloudByContentNameAndUser<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -34515,6 +35239,7 @@ pub mod builder {
     }
     impl<'a> CloudByOs<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -34703,6 +35428,7 @@ pub mod builder {
     }
     impl<'a> CloudReaction<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -34840,6 +35566,7 @@ pub mod builder {
     }
     impl<'a> CloudRealtimeUserCounts<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -34989,6 +35716,7 @@ pub mod builder {
     }
     impl<'a> CloudByRegion<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -35189,6 +35917,7 @@ pub mod builder {
     }
     impl<'a> CloudBySite<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -35378,6 +36107,7 @@ pub mod builder {
     }
     impl<'a> CloudViewingSituation<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -35552,6 +36282,7 @@ pub mod builder {
     }
     impl<'a> CloudByContentTitle<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -35808,6 +36539,7 @@ pub mod builder {
     }
     impl<'a> CloudByContentTitleAndUser<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -36055,6 +36787,7 @@ pub mod builder {
     }
     impl<'a> CloudUserCountsLegacy<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -36239,6 +36972,7 @@ pub mod builder {
     }
     impl<'a> CloudByUser<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -36562,12 +37296,14 @@ pub mod builder {
         )
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentCategory<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36581,12 +37317,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicQuery<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36600,12 +37338,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByTimePeriod<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36619,12 +37359,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicAudienceRating<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36638,12 +37380,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicReaction<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36657,12 +37401,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByEnvironment<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36676,12 +37422,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicViewingHistory<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36695,12 +37443,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByOs<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36714,12 +37464,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByRegion<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36733,12 +37485,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicBySite<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36752,12 +37506,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicViewingSituation<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36771,12 +37527,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentTitle<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36790,12 +37548,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByContentTitleAndUser<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36809,12 +37569,14 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for BasicByUser<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_ranks(
                 ::vidplat_core::__private::paging_field(&self.start_with),
                 ::vidplat_core::__private::paging_field(&self.end_with),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36828,11 +37590,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudActiveUsers<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36844,11 +37608,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByBrowser<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36860,11 +37626,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentCategory<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36876,11 +37644,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudQuery<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36892,11 +37662,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByTimePeriod<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36908,11 +37680,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudViewingHistory<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36924,11 +37698,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentName<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36940,11 +37716,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentNameAndUser<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36956,11 +37734,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByOs<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36972,11 +37752,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByRegion<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -36988,11 +37770,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudBySite<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37004,11 +37788,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentTitle<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37020,11 +37806,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByContentTitleAndUser<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37036,11 +37824,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudUserCountsLegacy<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37052,11 +37842,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for CloudByUser<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::PagePosition::Offset(
                 ::vidplat_core::__private::paging_field(&self.offset).unwrap_or(0),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -37070,6 +37862,7 @@ pub mod builder {
     impl<'a> BasicByContentCategory<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37077,9 +37870,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByContentCategory<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37087,6 +37882,7 @@ pub mod builder {
     impl<'a> BasicQuery<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37094,9 +37890,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicQuery<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37104,6 +37902,7 @@ pub mod builder {
     impl<'a> BasicByTimePeriod<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37111,9 +37910,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByTimePeriod<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37121,6 +37922,7 @@ pub mod builder {
     impl<'a> BasicAudienceRating<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37128,9 +37930,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicAudienceRating<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37138,6 +37942,7 @@ pub mod builder {
     impl<'a> BasicReaction<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37145,9 +37950,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicReaction<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37155,6 +37962,7 @@ pub mod builder {
     impl<'a> BasicByEnvironment<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37162,9 +37970,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByEnvironment<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37172,6 +37982,7 @@ pub mod builder {
     impl<'a> BasicViewingHistory<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37179,9 +37990,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicViewingHistory<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37189,6 +38002,7 @@ pub mod builder {
     impl<'a> BasicByOs<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37196,9 +38010,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByOs<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37206,6 +38022,7 @@ pub mod builder {
     impl<'a> BasicByRegion<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37213,9 +38030,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByRegion<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37223,6 +38042,7 @@ pub mod builder {
     impl<'a> BasicBySite<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37230,9 +38050,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicBySite<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37240,6 +38062,7 @@ pub mod builder {
     impl<'a> BasicViewingSituation<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37247,9 +38070,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicViewingSituation<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37257,6 +38082,7 @@ pub mod builder {
     impl<'a> BasicByContentTitle<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37264,9 +38090,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByContentTitle<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37274,6 +38102,7 @@ pub mod builder {
     impl<'a> BasicByContentTitleAndUser<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37281,9 +38110,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByContentTitleAndUser<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37291,6 +38122,7 @@ pub mod builder {
     impl<'a> BasicByUser<'a> {
         /// Sets the period: `start_interval` and `end_interval` as its first and last
         /// day relative to today in Japan (a day outside −731..=0 is refused before sending).
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             let (start, end) = period
                 .relative_days(::vidplat_core::Period::today_in_japan());
@@ -37298,9 +38130,11 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for BasicByUser<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37308,14 +38142,17 @@ pub mod builder {
     impl<'a> CloudActiveUsers<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudActiveUsers<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37323,14 +38160,17 @@ pub mod builder {
     impl<'a> CloudByBrowser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByBrowser<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37338,14 +38178,17 @@ pub mod builder {
     impl<'a> CloudByContentCategory<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentCategory<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37353,14 +38196,17 @@ pub mod builder {
     impl<'a> CloudQuery<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudQuery<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37368,14 +38214,17 @@ pub mod builder {
     impl<'a> CloudByTimePeriod<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByTimePeriod<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37383,14 +38232,17 @@ pub mod builder {
     impl<'a> CloudEngagement<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudEngagement<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37398,14 +38250,17 @@ pub mod builder {
     impl<'a> CloudViewingHistory<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudViewingHistory<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37413,14 +38268,17 @@ pub mod builder {
     impl<'a> CloudByContentName<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentName<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37428,14 +38286,17 @@ pub mod builder {
     impl<'a> CloudByContentNameAndUser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentNameAndUser<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37443,14 +38304,17 @@ pub mod builder {
     impl<'a> CloudByOs<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByOs<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37458,14 +38322,17 @@ pub mod builder {
     impl<'a> CloudReaction<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudReaction<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37473,14 +38340,17 @@ pub mod builder {
     impl<'a> CloudByRegion<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByRegion<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37488,14 +38358,17 @@ pub mod builder {
     impl<'a> CloudBySite<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudBySite<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37503,14 +38376,17 @@ pub mod builder {
     impl<'a> CloudViewingSituation<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudViewingSituation<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37518,14 +38394,17 @@ pub mod builder {
     impl<'a> CloudByContentTitle<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentTitle<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37533,14 +38412,17 @@ pub mod builder {
     impl<'a> CloudByContentTitleAndUser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByContentTitleAndUser<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37548,14 +38430,17 @@ pub mod builder {
     impl<'a> CloudUserCountsLegacy<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudUserCountsLegacy<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }
@@ -37563,14 +38448,17 @@ pub mod builder {
     impl<'a> CloudByUser<'a> {
         /// Sets the period: `start` at 00:00:00 of its first day and `end` at
         /// 23:59:59 of its last, Japan time.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(period.start()).end(period.end())
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for CloudByUser<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }

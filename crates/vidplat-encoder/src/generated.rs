@@ -17,6 +17,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CreatedId {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CreatedId {
             Default::default()
         }
@@ -30,6 +31,7 @@ pub mod types {
     );
     impl ::std::ops::Deref for DashConfig {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -38,6 +40,7 @@ pub mod types {
     }
     impl ::std::convert::From<DashConfig>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: DashConfig) -> Self {
             value.0
         }
@@ -45,6 +48,7 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for DashConfig {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -61,6 +65,7 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl DestinationSettings {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::DestinationSettings {
             Default::default()
         }
@@ -77,6 +82,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Error {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Error {
             Default::default()
         }
@@ -91,6 +97,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ExternalId {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ExternalId {
             Default::default()
         }
@@ -106,6 +113,7 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl HlsConfig {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::HlsConfig {
             Default::default()
         }
@@ -119,6 +127,7 @@ pub mod types {
     );
     impl ::std::ops::Deref for ImportStatus {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -127,6 +136,7 @@ pub mod types {
     }
     impl ::std::convert::From<ImportStatus>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ImportStatus) -> Self {
             value.0
         }
@@ -134,6 +144,7 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for ImportStatus {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -149,6 +160,7 @@ pub mod types {
     );
     impl ::std::ops::Deref for ImportTaskStatus {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -157,6 +169,7 @@ pub mod types {
     }
     impl ::std::convert::From<ImportTaskStatus>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ImportTaskStatus) -> Self {
             value.0
         }
@@ -164,6 +177,7 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for ImportTaskStatus {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -186,6 +200,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl InputFile {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::InputFile {
             Default::default()
         }
@@ -197,22 +212,26 @@ pub mod types {
     pub struct ListTasksSort(::std::string::String);
     impl ::std::ops::Deref for ListTasksSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListTasksSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ListTasksSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for ListTasksSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             ListTasksSort("created_at|desc".to_string())
         }
     }
     impl ::std::str::FromStr for ListTasksSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -225,6 +244,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListTasksSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -233,6 +253,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListTasksSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -270,6 +291,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl NotificationSettings {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::NotificationSettings {
             Default::default()
         }
@@ -289,6 +311,7 @@ pub mod types {
         pub notify_ready: ::std::option::Option<bool>,
     }
     impl NotificationSettingsUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::NotificationSettingsUpdate {
             Default::default()
         }
@@ -304,6 +327,7 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl ObjstoreSettings {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ObjstoreSettings {
             Default::default()
         }
@@ -359,6 +383,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Preset {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Preset {
             Default::default()
         }
@@ -408,6 +433,7 @@ destination requires destination_settings.objstore.authentication_method.*/
         pub vms_config: ::std::option::Option<PresetVmsConfig>,
     }
     impl PresetCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PresetCreate {
             Default::default()
         }
@@ -419,17 +445,20 @@ destination requires destination_settings.objstore.authentication_method.*/
     pub struct PresetCreateDescription(::std::string::String);
     impl ::std::ops::Deref for PresetCreateDescription {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<PresetCreateDescription> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PresetCreateDescription) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for PresetCreateDescription {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -441,6 +470,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for PresetCreateDescription {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -449,6 +479,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for PresetCreateDescription {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -474,17 +505,20 @@ destination requires destination_settings.objstore.authentication_method.*/
     pub struct PresetDestination(::std::string::String);
     impl ::std::ops::Deref for PresetDestination {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<PresetDestination> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PresetDestination) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for PresetDestination {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -499,6 +533,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for PresetDestination {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -507,6 +542,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for PresetDestination {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -535,6 +571,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     #[cfg(feature = "builders")]
     impl PresetList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PresetList {
             Default::default()
         }
@@ -546,17 +583,20 @@ destination requires destination_settings.objstore.authentication_method.*/
     pub struct PresetName(::std::string::String);
     impl ::std::ops::Deref for PresetName {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<PresetName> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PresetName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for PresetName {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -575,6 +615,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for PresetName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -583,6 +624,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for PresetName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -608,17 +650,20 @@ destination requires destination_settings.objstore.authentication_method.*/
     pub struct PresetOutputFilename(::std::string::String);
     impl ::std::ops::Deref for PresetOutputFilename {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<PresetOutputFilename> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PresetOutputFilename) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for PresetOutputFilename {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -630,6 +675,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for PresetOutputFilename {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -638,6 +684,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for PresetOutputFilename {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -665,6 +712,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     );
     impl ::std::ops::Deref for PresetOverride {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -673,6 +721,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::From<PresetOverride>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PresetOverride) -> Self {
             value.0
         }
@@ -680,6 +729,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PresetOverride {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -700,6 +750,7 @@ destination requires destination_settings.objstore.authentication_method.*/
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PresetPoster {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PresetPoster {
             Default::default()
         }
@@ -713,6 +764,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     );
     impl ::std::ops::Deref for PresetProfileConfig {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -721,6 +773,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::From<PresetProfileConfig>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PresetProfileConfig) -> Self {
             value.0
         }
@@ -728,6 +781,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PresetProfileConfig {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -743,6 +797,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     );
     impl ::std::ops::Deref for PresetSeekPreview {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -751,6 +806,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::From<PresetSeekPreview>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PresetSeekPreview) -> Self {
             value.0
         }
@@ -758,6 +814,7 @@ destination requires destination_settings.objstore.authentication_method.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PresetSeekPreview {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -777,6 +834,7 @@ destination requires destination_settings.objstore.authentication_method.*/
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PresetStream {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PresetStream {
             Default::default()
         }
@@ -792,6 +850,7 @@ destination requires destination_settings.objstore.authentication_method.*/
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PresetStreamVideo {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PresetStreamVideo {
             Default::default()
         }
@@ -840,6 +899,7 @@ requires destination_settings.objstore.authentication_method.*/
         pub vms_config: ::vidplat_core::Patch<PresetVmsConfig>,
     }
     impl PresetUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PresetUpdate {
             Default::default()
         }
@@ -851,17 +911,20 @@ requires destination_settings.objstore.authentication_method.*/
     pub struct PresetUpdateDescription(::std::string::String);
     impl ::std::ops::Deref for PresetUpdateDescription {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<PresetUpdateDescription> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PresetUpdateDescription) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for PresetUpdateDescription {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -873,6 +936,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for PresetUpdateDescription {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -881,6 +945,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for PresetUpdateDescription {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -908,6 +973,7 @@ requires destination_settings.objstore.authentication_method.*/
     );
     impl ::std::ops::Deref for PresetVmsConfig {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -916,6 +982,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::From<PresetVmsConfig>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PresetVmsConfig) -> Self {
             value.0
         }
@@ -923,6 +990,7 @@ requires destination_settings.objstore.authentication_method.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PresetVmsConfig {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -938,6 +1006,7 @@ requires destination_settings.objstore.authentication_method.*/
     );
     impl ::std::ops::Deref for PresetWatermark {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -946,6 +1015,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::From<PresetWatermark>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PresetWatermark) -> Self {
             value.0
         }
@@ -953,6 +1023,7 @@ requires destination_settings.objstore.authentication_method.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PresetWatermark {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -988,6 +1059,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     #[cfg(feature = "builders")]
     impl Profile {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Profile {
             Default::default()
         }
@@ -1011,6 +1083,7 @@ requires destination_settings.objstore.authentication_method.*/
         pub vms_config: ::std::option::Option<ProfileVmsConfig>,
     }
     impl ProfileCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ProfileCreate {
             Default::default()
         }
@@ -1022,17 +1095,20 @@ requires destination_settings.objstore.authentication_method.*/
     pub struct ProfileCreateDescription(::std::string::String);
     impl ::std::ops::Deref for ProfileCreateDescription {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ProfileCreateDescription> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ProfileCreateDescription) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ProfileCreateDescription {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1044,6 +1120,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for ProfileCreateDescription {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1052,6 +1129,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for ProfileCreateDescription {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1080,6 +1158,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     #[cfg(feature = "builders")]
     impl ProfileList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ProfileList {
             Default::default()
         }
@@ -1091,17 +1170,20 @@ requires destination_settings.objstore.authentication_method.*/
     pub struct ProfileName(::std::string::String);
     impl ::std::ops::Deref for ProfileName {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ProfileName> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ProfileName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ProfileName {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1120,6 +1202,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for ProfileName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1128,6 +1211,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for ProfileName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1165,6 +1249,7 @@ requires destination_settings.objstore.authentication_method.*/
         pub vms_config: ::std::option::Option<ProfileVmsConfig>,
     }
     impl ProfileUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ProfileUpdate {
             Default::default()
         }
@@ -1176,17 +1261,20 @@ requires destination_settings.objstore.authentication_method.*/
     pub struct ProfileUpdateDescription(::std::string::String);
     impl ::std::ops::Deref for ProfileUpdateDescription {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ProfileUpdateDescription> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ProfileUpdateDescription) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ProfileUpdateDescription {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1198,6 +1286,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<&str> for ProfileUpdateDescription {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1206,6 +1295,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for ProfileUpdateDescription {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1235,6 +1325,7 @@ requires destination_settings.objstore.authentication_method.*/
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl ProfileVmsConfig {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ProfileVmsConfig {
             Default::default()
         }
@@ -1316,6 +1407,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     #[cfg(feature = "builders")]
     impl Task {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Task {
             Default::default()
         }
@@ -1348,6 +1440,7 @@ requires destination_settings.objstore.authentication_method.*/
     }
     #[cfg(feature = "builders")]
     impl TaskCounts {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::TaskCounts {
             Default::default()
         }
@@ -1406,6 +1499,7 @@ vms_config.config_overrides.category_id is required.*/
         pub vms_config: ::std::option::Option<TaskVmsConfig>,
     }
     impl TaskCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::TaskCreate {
             Default::default()
         }
@@ -1417,17 +1511,20 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreateEpisodeName(::std::string::String);
     impl ::std::ops::Deref for TaskCreateEpisodeName {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreateEpisodeName> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TaskCreateEpisodeName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreateEpisodeName {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1443,6 +1540,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreateEpisodeName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1451,6 +1549,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for TaskCreateEpisodeName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1476,17 +1575,20 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreateInputFilepath(::std::string::String);
     impl ::std::ops::Deref for TaskCreateInputFilepath {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreateInputFilepath> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TaskCreateInputFilepath) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreateInputFilepath {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1501,6 +1603,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreateInputFilepath {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1509,6 +1612,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for TaskCreateInputFilepath {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1534,17 +1638,20 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreateMultiAngleLabelsItem(::std::string::String);
     impl ::std::ops::Deref for TaskCreateMultiAngleLabelsItem {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreateMultiAngleLabelsItem> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TaskCreateMultiAngleLabelsItem) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreateMultiAngleLabelsItem {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1557,6 +1664,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreateMultiAngleLabelsItem {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1566,6 +1674,7 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::TryFrom<::std::string::String>
     for TaskCreateMultiAngleLabelsItem {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1591,17 +1700,20 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreateOutputFilename(::std::string::String);
     impl ::std::ops::Deref for TaskCreateOutputFilename {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreateOutputFilename> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TaskCreateOutputFilename) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreateOutputFilename {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1617,6 +1729,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreateOutputFilename {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1625,6 +1738,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<::std::string::String> for TaskCreateOutputFilename {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1650,17 +1764,20 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreatePosterFilenamePrefix(::std::string::String);
     impl ::std::ops::Deref for TaskCreatePosterFilenamePrefix {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreatePosterFilenamePrefix> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TaskCreatePosterFilenamePrefix) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreatePosterFilenamePrefix {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1679,6 +1796,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreatePosterFilenamePrefix {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1688,6 +1806,7 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::TryFrom<::std::string::String>
     for TaskCreatePosterFilenamePrefix {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1713,17 +1832,20 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreateSeekPreviewFilename(::std::string::String);
     impl ::std::ops::Deref for TaskCreateSeekPreviewFilename {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreateSeekPreviewFilename> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TaskCreateSeekPreviewFilename) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreateSeekPreviewFilename {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1742,6 +1864,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreateSeekPreviewFilename {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1751,6 +1874,7 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::TryFrom<::std::string::String>
     for TaskCreateSeekPreviewFilename {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1776,18 +1900,21 @@ vms_config.config_overrides.category_id is required.*/
     pub struct TaskCreateSegmentFilenamePrefix(::std::string::String);
     impl ::std::ops::Deref for TaskCreateSegmentFilenamePrefix {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TaskCreateSegmentFilenamePrefix>
     for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TaskCreateSegmentFilenamePrefix) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TaskCreateSegmentFilenamePrefix {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1806,6 +1933,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::TryFrom<&str> for TaskCreateSegmentFilenamePrefix {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1815,6 +1943,7 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::TryFrom<::std::string::String>
     for TaskCreateSegmentFilenamePrefix {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1856,6 +1985,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     #[cfg(feature = "builders")]
     impl TaskImport {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::TaskImport {
             Default::default()
         }
@@ -1870,6 +2000,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     #[cfg(feature = "builders")]
     impl TaskImportList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::TaskImportList {
             Default::default()
         }
@@ -1902,6 +2033,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     #[cfg(feature = "builders")]
     impl TaskList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::TaskList {
             Default::default()
         }
@@ -1915,6 +2047,7 @@ vms_config.config_overrides.category_id is required.*/
     );
     impl ::std::ops::Deref for TaskPoster {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -1923,6 +2056,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::From<TaskPoster>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TaskPoster) -> Self {
             value.0
         }
@@ -1930,6 +2064,7 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for TaskPoster {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -1955,6 +2090,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     #[cfg(feature = "builders")]
     impl TaskRegistration {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::TaskRegistration {
             Default::default()
         }
@@ -1968,6 +2104,7 @@ vms_config.config_overrides.category_id is required.*/
     );
     impl ::std::ops::Deref for TaskSeekPreview {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -1976,6 +2113,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::From<TaskSeekPreview>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TaskSeekPreview) -> Self {
             value.0
         }
@@ -1983,6 +2121,7 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for TaskSeekPreview {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -1998,6 +2137,7 @@ vms_config.config_overrides.category_id is required.*/
     );
     impl ::std::ops::Deref for TaskStream {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -2006,6 +2146,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::From<TaskStream>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TaskStream) -> Self {
             value.0
         }
@@ -2013,6 +2154,7 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for TaskStream {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -2028,6 +2170,7 @@ vms_config.config_overrides.category_id is required.*/
     );
     impl ::std::ops::Deref for TaskTrim {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -2036,6 +2179,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::From<TaskTrim>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TaskTrim) -> Self {
             value.0
         }
@@ -2043,6 +2187,7 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for TaskTrim {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -2059,6 +2204,7 @@ vms_config.config_overrides.category_id is required.*/
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl TaskVmsConfig {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::TaskVmsConfig {
             Default::default()
         }
@@ -2072,6 +2218,7 @@ vms_config.config_overrides.category_id is required.*/
     );
     impl ::std::ops::Deref for TaskVmsConfigDetail {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -2080,6 +2227,7 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ::std::convert::From<TaskVmsConfigDetail>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TaskVmsConfigDetail) -> Self {
             value.0
         }
@@ -2087,6 +2235,7 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for TaskVmsConfigDetail {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -2104,6 +2253,7 @@ vms_config.config_overrides.category_id is required.*/
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl TaskVmsConfigOverrides {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::TaskVmsConfigOverrides {
             Default::default()
         }
@@ -2120,6 +2270,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CreatedId {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self { id: Ok(Default::default()) }
             }
@@ -2138,6 +2289,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CreatedId> for super::CreatedId {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CreatedId,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2155,6 +2307,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CreatedId> for CreatedId {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CreatedId) -> Self {
                 Self { id: Ok(value.id) }
             }
@@ -2171,6 +2324,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for DestinationSettings {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     objstore: Ok(Default::default()),
@@ -2201,6 +2355,7 @@ vms_config.config_overrides.category_id is required.*/
         impl ::std::convert::TryFrom<DestinationSettings>
         for super::DestinationSettings {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: DestinationSettings,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2217,6 +2372,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::DestinationSettings> for DestinationSettings {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::DestinationSettings) -> Self {
                 Self {
                     objstore: Ok(value.objstore),
@@ -2238,6 +2394,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Error {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     code: Ok(Default::default()),
@@ -2267,6 +2424,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Error> for super::Error {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Error,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2284,6 +2442,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Error> for Error {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Error) -> Self {
                 Self {
                     code: Ok(value.code),
@@ -2301,6 +2460,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ExternalId {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     external_id: Ok(Default::default()),
@@ -2321,6 +2481,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ExternalId> for super::ExternalId {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ExternalId,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2338,6 +2499,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ExternalId> for ExternalId {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ExternalId) -> Self {
                 Self {
                     external_id: Ok(value.external_id),
@@ -2356,6 +2518,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for HlsConfig {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     multi_audio_flag: Ok(Default::default()),
@@ -2387,6 +2550,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<HlsConfig> for super::HlsConfig {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: HlsConfig,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2405,6 +2569,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::HlsConfig> for HlsConfig {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::HlsConfig) -> Self {
                 Self {
                     multi_audio_flag: Ok(value.multi_audio_flag),
@@ -2430,6 +2595,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for InputFile {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     filename: Ok(Default::default()),
@@ -2468,6 +2634,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<InputFile> for super::InputFile {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: InputFile,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2495,6 +2662,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::InputFile> for InputFile {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::InputFile) -> Self {
                 Self {
                     filename: Ok(value.filename),
@@ -2525,6 +2693,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for NotificationSettings {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     notify_error: Ok(Default::default()),
@@ -2575,6 +2744,7 @@ vms_config.config_overrides.category_id is required.*/
         impl ::std::convert::TryFrom<NotificationSettings>
         for super::NotificationSettings {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: NotificationSettings,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2614,6 +2784,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::NotificationSettings> for NotificationSettings {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::NotificationSettings) -> Self {
                 Self {
                     notify_error: Ok(value.notify_error),
@@ -2639,6 +2810,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for NotificationSettingsUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     notify_error: Ok(Default::default()),
@@ -2678,6 +2850,7 @@ vms_config.config_overrides.category_id is required.*/
         impl ::std::convert::TryFrom<NotificationSettingsUpdate>
         for super::NotificationSettingsUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: NotificationSettingsUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2709,6 +2882,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::From<super::NotificationSettingsUpdate>
         for NotificationSettingsUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::NotificationSettingsUpdate) -> Self {
                 Self {
                     notify_error: Ok(value.notify_error),
@@ -2729,6 +2903,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for ObjstoreSettings {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     authentication_method: Ok(Default::default()),
@@ -2760,6 +2935,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<ObjstoreSettings> for super::ObjstoreSettings {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ObjstoreSettings,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -2784,6 +2960,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::ObjstoreSettings> for ObjstoreSettings {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ObjstoreSettings) -> Self {
                 Self {
                     authentication_method: Ok(value.authentication_method),
@@ -2861,6 +3038,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Preset {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -3018,6 +3196,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Preset> for super::Preset {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Preset,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3122,6 +3301,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Preset> for Preset {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Preset) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -3203,6 +3383,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for PresetCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     dash_config: Ok(Default::default()),
@@ -3340,6 +3521,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<PresetCreate> for super::PresetCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PresetCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3433,6 +3615,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::PresetCreate> for PresetCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PresetCreate) -> Self {
                 Self {
                     dash_config: Ok(value.dash_config),
@@ -3462,6 +3645,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PresetList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -3482,6 +3666,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PresetList> for super::PresetList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PresetList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3499,6 +3684,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PresetList> for PresetList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PresetList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -3519,6 +3705,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for PresetPoster {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     destination: Ok(Default::default()),
@@ -3557,6 +3744,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<PresetPoster> for super::PresetPoster {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PresetPoster,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3583,6 +3771,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::PresetPoster> for PresetPoster {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PresetPoster) -> Self {
                 Self {
                     destination: Ok(value.destination),
@@ -3607,6 +3796,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for PresetStream {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     video: Ok(Default::default()),
@@ -3648,6 +3838,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<PresetStream> for super::PresetStream {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PresetStream,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3670,6 +3861,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::PresetStream> for PresetStream {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PresetStream) -> Self {
                 Self {
                     video: Ok(value.video),
@@ -3690,6 +3882,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for PresetStreamVideo {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     height: Ok(Default::default()),
@@ -3719,6 +3912,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<PresetStreamVideo> for super::PresetStreamVideo {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PresetStreamVideo,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -3735,6 +3929,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::PresetStreamVideo> for PresetStreamVideo {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PresetStreamVideo) -> Self {
                 Self {
                     height: Ok(value.height),
@@ -3798,6 +3993,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for PresetUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     dash_config: Ok(Default::default()),
@@ -3929,6 +4125,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
             ///Sends `dash_config` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_dash_config(mut self) -> Self {
                 self.dash_config = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -3936,6 +4133,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
             ///Sends `description` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_description(mut self) -> Self {
                 self.description = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -3943,6 +4141,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
             ///Sends `hls_config` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_hls_config(mut self) -> Self {
                 self.hls_config = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -3950,6 +4149,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
             ///Sends `vms_config` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_vms_config(mut self) -> Self {
                 self.vms_config = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -3959,6 +4159,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<PresetUpdate> for super::PresetUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PresetUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4047,6 +4248,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::PresetUpdate> for PresetUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PresetUpdate) -> Self {
                 Self {
                     dash_config: Ok(value.dash_config),
@@ -4103,6 +4305,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Profile {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -4186,6 +4389,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Profile> for super::Profile {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Profile,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4250,6 +4454,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Profile> for Profile {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Profile) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -4287,6 +4492,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for ProfileCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     description: Ok(Default::default()),
@@ -4341,6 +4547,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<ProfileCreate> for super::ProfileCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ProfileCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4383,6 +4590,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::ProfileCreate> for ProfileCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ProfileCreate) -> Self {
                 Self {
                     description: Ok(value.description),
@@ -4403,6 +4611,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ProfileList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -4423,6 +4632,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ProfileList> for super::ProfileList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ProfileList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4440,6 +4650,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ProfileList> for ProfileList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ProfileList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -4468,6 +4679,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for ProfileUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     description: Ok(Default::default()),
@@ -4522,6 +4734,7 @@ vms_config.config_overrides.category_id is required.*/
                 self
             }
             ///Sends `description` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_description(mut self) -> Self {
                 self.description = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -4531,6 +4744,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<ProfileUpdate> for super::ProfileUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ProfileUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4573,6 +4787,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::ProfileUpdate> for ProfileUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ProfileUpdate) -> Self {
                 Self {
                     description: Ok(value.description),
@@ -4595,6 +4810,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for ProfileVmsConfig {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     seek_preview: Ok(Default::default()),
@@ -4624,6 +4840,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<ProfileVmsConfig> for super::ProfileVmsConfig {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ProfileVmsConfig,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -4640,6 +4857,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::ProfileVmsConfig> for ProfileVmsConfig {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ProfileVmsConfig) -> Self {
                 Self {
                     seek_preview: Ok(value.seek_preview),
@@ -4749,6 +4967,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Task {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -4979,6 +5198,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Task> for super::Task {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Task,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5123,6 +5343,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Task> for Task {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Task) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -5186,6 +5407,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskCounts {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     canceled: Ok(Default::default()),
@@ -5260,6 +5482,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskCounts> for super::TaskCounts {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: TaskCounts,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5319,6 +5542,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskCounts> for TaskCounts {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::TaskCounts) -> Self {
                 Self {
                     canceled: Ok(value.canceled),
@@ -5391,6 +5615,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for TaskCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     episode_name: Ok(Default::default()),
@@ -5545,6 +5770,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<TaskCreate> for super::TaskCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: TaskCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5638,6 +5864,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::TaskCreate> for TaskCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::TaskCreate) -> Self {
                 Self {
                     episode_name: Ok(value.episode_name),
@@ -5687,6 +5914,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskImport {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -5752,6 +5980,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskImport> for super::TaskImport {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: TaskImport,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5799,6 +6028,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskImport> for TaskImport {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::TaskImport) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -5820,6 +6050,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskImportList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -5840,6 +6071,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskImportList> for super::TaskImportList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: TaskImportList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5857,6 +6089,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskImportList> for TaskImportList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::TaskImportList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -5895,6 +6128,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     current_page: Ok(Default::default()),
@@ -5969,6 +6203,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskList> for super::TaskList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: TaskList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6020,6 +6255,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskList> for TaskList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::TaskList) -> Self {
                 Self {
                     current_page: Ok(value.current_page),
@@ -6054,6 +6290,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for TaskRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     failure_count: Ok(Default::default()),
@@ -6101,6 +6338,7 @@ vms_config.config_overrides.category_id is required.*/
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<TaskRegistration> for super::TaskRegistration {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: TaskRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6140,6 +6378,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::TaskRegistration> for TaskRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::TaskRegistration) -> Self {
                 Self {
                     failure_count: Ok(value.failure_count),
@@ -6161,6 +6400,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for TaskVmsConfig {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     config_overrides: Ok(Default::default()),
@@ -6192,6 +6432,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::TryFrom<TaskVmsConfig> for super::TaskVmsConfig {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: TaskVmsConfig,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6210,6 +6451,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::convert::From<super::TaskVmsConfig> for TaskVmsConfig {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::TaskVmsConfig) -> Self {
                 Self {
                     config_overrides: Ok(value.config_overrides),
@@ -6229,6 +6471,7 @@ vms_config.config_overrides.category_id is required.*/
             >,
         }
         impl ::std::default::Default for TaskVmsConfigOverrides {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     category_id: Ok(Default::default()),
@@ -6259,6 +6502,7 @@ vms_config.config_overrides.category_id is required.*/
         impl ::std::convert::TryFrom<TaskVmsConfigOverrides>
         for super::TaskVmsConfigOverrides {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: TaskVmsConfigOverrides,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6276,6 +6520,7 @@ vms_config.config_overrides.category_id is required.*/
         }
         impl ::std::convert::From<super::TaskVmsConfigOverrides>
         for TaskVmsConfigOverrides {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::TaskVmsConfigOverrides) -> Self {
                 Self {
                     category_id: Ok(value.category_id),
@@ -6286,9 +6531,11 @@ vms_config.config_overrides.category_id is required.*/
     }
     /// Generation of default values for serde.
     pub mod defaults {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn task_create_priority() -> ::std::option::Option<i64> {
             ::std::option::Option::Some(50_i64)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn task_create_upload_type() -> ::std::option::Option<
             crate::types::UploadType,
         > {
@@ -6304,6 +6551,7 @@ vms_config.config_overrides.category_id is required.*/
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -6312,6 +6560,7 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl ::std::fmt::Debug for ConversionError {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -6320,11 +6569,13 @@ vms_config.config_overrides.category_id is required.*/
             }
         }
         impl From<&'static str> for ConversionError {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: &'static str) -> Self {
                 Self(value.into())
             }
         }
         impl From<String> for ConversionError {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: String) -> Self {
                 Self(value.into())
             }
@@ -6538,6 +6789,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CreatedId;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -6597,6 +6849,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DestinationSettings;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -6664,6 +6917,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Error;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -6735,6 +6989,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ExternalId;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -6794,6 +7049,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = HlsConfig;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -6861,6 +7117,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = InputFile;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -6954,6 +7211,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = NotificationSettings;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7071,6 +7329,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = NotificationSettingsUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7170,6 +7429,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ObjstoreSettings;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7239,6 +7499,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Preset;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7545,6 +7806,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7835,6 +8097,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7887,6 +8150,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetPoster;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -7971,6 +8235,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetStream;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8050,6 +8315,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetStreamVideo;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8117,6 +8383,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PresetUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8369,6 +8636,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Profile;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8544,6 +8812,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ProfileCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8672,6 +8941,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ProfileList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8724,6 +8994,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ProfileUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8847,6 +9118,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ProfileVmsConfig;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -8914,6 +9186,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Task;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -9339,6 +9612,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskCounts;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -9508,6 +9782,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -9786,6 +10061,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskImport;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -9937,6 +10213,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskImportList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -9991,6 +10268,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -10153,6 +10431,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskRegistration;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -10261,6 +10540,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskVmsConfig;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -10328,6 +10608,7 @@ vms_config.config_overrides.category_id is required.*/
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = TaskVmsConfigOverrides;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -10458,56 +10739,70 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl vidplat_core::Paged for PresetList {
         type Item = Preset;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for ProfileList {
         type Item = Profile;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for TaskImportList {
         type Item = TaskImport;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for TaskList {
         type Item = Task;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn last_page(&self) -> ::std::option::Option<i64> {
             self.last_page
         }
     }
     impl ::vidplat_core::FromText for ListTasksSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10516,6 +10811,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for PresetCreateDescription {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10524,6 +10820,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for PresetDestination {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10532,6 +10829,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for PresetName {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10540,6 +10838,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for PresetOutputFilename {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10548,6 +10847,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for PresetUpdateDescription {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10556,6 +10856,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for ProfileCreateDescription {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10564,6 +10865,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for ProfileName {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10572,6 +10874,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for ProfileUpdateDescription {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10580,6 +10883,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreateEpisodeName {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10588,6 +10892,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreateInputFilepath {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10596,6 +10901,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreateMultiAngleLabelsItem {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10604,6 +10910,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreateOutputFilename {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10612,6 +10919,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreatePosterFilenamePrefix {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10620,6 +10928,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreateSeekPreviewFilename {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10628,6 +10937,7 @@ vms_config.config_overrides.category_id is required.*/
         }
     }
     impl ::vidplat_core::FromText for TaskCreateSegmentFilenamePrefix {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10692,6 +11002,7 @@ vms_config.config_overrides.category_id is required.*/
     );
     impl NotificationSettingsUpdate {
         ///The `NotificationSettingsUpdate` that keeps everything a `NotificationSettings` as read holds: change what you need, then send it. A value the server returned that breaks one of `NotificationSettingsUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder_from(
             read: &NotificationSettings,
         ) -> builder::NotificationSettingsUpdate {
@@ -10701,6 +11012,7 @@ vms_config.config_overrides.category_id is required.*/
     impl ::std::convert::From<&NotificationSettings>
     for builder::NotificationSettingsUpdate {
         ///The `NotificationSettingsUpdate` that keeps everything a `NotificationSettings` as read holds: change what you need, then send it. A value the server returned that breaks one of `NotificationSettingsUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &NotificationSettings) -> Self {
             Self::default()
                 .notify_error(::std::clone::Clone::clone(&value.notify_error))
@@ -10712,12 +11024,14 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl PresetUpdate {
         ///The `PresetUpdate` that keeps everything a `Preset` as read holds: change what you need, then send it. A value the server returned that breaks one of `PresetUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder_from(read: &Preset) -> builder::PresetUpdate {
             builder::PresetUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Preset> for builder::PresetUpdate {
         ///The `PresetUpdate` that keeps everything a `Preset` as read holds: change what you need, then send it. A value the server returned that breaks one of `PresetUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &Preset) -> Self {
             Self::default()
                 .dash_config(::std::clone::Clone::clone(&value.dash_config))
@@ -10739,12 +11053,14 @@ vms_config.config_overrides.category_id is required.*/
     }
     impl ProfileUpdate {
         ///The `ProfileUpdate` that keeps everything a `Profile` as read holds: change what you need, then send it. A value the server returned that breaks one of `ProfileUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder_from(read: &Profile) -> builder::ProfileUpdate {
             builder::ProfileUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Profile> for builder::ProfileUpdate {
         ///The `ProfileUpdate` that keeps everything a `Profile` as read holds: change what you need, then send it. A value the server returned that breaks one of `ProfileUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &Profile) -> Self {
             Self::default()
                 .description(&value.description)
@@ -10767,6 +11083,7 @@ let response = client.get_task_counts()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_task_counts(&self) -> builder::GetTaskCounts<'_> {
         builder::GetTaskCounts::new(self)
     }
@@ -10781,6 +11098,7 @@ let response = client.get_external_id()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_external_id(&self) -> builder::GetExternalId<'_> {
         builder::GetExternalId::new(self)
     }
@@ -10795,6 +11113,7 @@ let response = client.get_notification_settings()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_notification_settings(&self) -> builder::GetNotificationSettings<'_> {
         builder::GetNotificationSettings::new(self)
     }
@@ -10816,6 +11135,7 @@ let response = client.update_notification_settings()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn update_notification_settings(
         &self,
     ) -> builder::UpdateNotificationSettings<'_> {
@@ -10832,6 +11152,7 @@ let response = client.list_presets()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_presets(&self) -> builder::ListPresets<'_> {
         builder::ListPresets::new(self)
     }
@@ -10878,6 +11199,7 @@ let response = client.register_preset()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_preset(&self) -> builder::RegisterPreset<'_> {
         builder::RegisterPreset::new(self)
     }
@@ -10895,6 +11217,7 @@ let response = client.get_preset()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_preset(&self) -> builder::GetPreset<'_> {
         builder::GetPreset::new(self)
     }
@@ -10918,6 +11241,7 @@ let response = client.update_preset()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn update_preset(&self) -> builder::UpdatePreset<'_> {
         builder::UpdatePreset::new(self)
     }
@@ -10935,6 +11259,7 @@ let response = client.delete_preset()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_preset(&self) -> builder::DeletePreset<'_> {
         builder::DeletePreset::new(self)
     }
@@ -10949,6 +11274,7 @@ let response = client.list_profiles()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_profiles(&self) -> builder::ListProfiles<'_> {
         builder::ListProfiles::new(self)
     }
@@ -10984,6 +11310,7 @@ let response = client.register_profile()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_profile(&self) -> builder::RegisterProfile<'_> {
         builder::RegisterProfile::new(self)
     }
@@ -11001,6 +11328,7 @@ let response = client.get_profile()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_profile(&self) -> builder::GetProfile<'_> {
         builder::GetProfile::new(self)
     }
@@ -11024,6 +11352,7 @@ let response = client.update_profile()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn update_profile(&self) -> builder::UpdateProfile<'_> {
         builder::UpdateProfile::new(self)
     }
@@ -11041,6 +11370,7 @@ let response = client.delete_profile()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_profile(&self) -> builder::DeleteProfile<'_> {
         builder::DeleteProfile::new(self)
     }
@@ -11055,6 +11385,7 @@ let response = client.list_task_imports()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_task_imports(&self) -> builder::ListTaskImports<'_> {
         builder::ListTaskImports::new(self)
     }
@@ -11083,6 +11414,7 @@ let response = client.import_tasks_csv()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn import_tasks_csv(&self) -> builder::ImportTasksCsv<'_> {
         builder::ImportTasksCsv::new(self)
     }
@@ -11100,6 +11432,7 @@ let response = client.get_task_import()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_task_import(&self) -> builder::GetTaskImport<'_> {
         builder::GetTaskImport::new(self)
     }
@@ -11117,6 +11450,7 @@ let response = client.delete_task_import()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_task_import(&self) -> builder::DeleteTaskImport<'_> {
         builder::DeleteTaskImport::new(self)
     }
@@ -11138,6 +11472,7 @@ let response = client.list_tasks()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_tasks(&self) -> builder::ListTasks<'_> {
         builder::ListTasks::new(self)
     }
@@ -11185,6 +11520,7 @@ let response = client.register_task()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_task(&self) -> builder::RegisterTask<'_> {
         builder::RegisterTask::new(self)
     }
@@ -11199,6 +11535,7 @@ let response = client.delete_all_tasks()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_all_tasks(&self) -> builder::DeleteAllTasks<'_> {
         builder::DeleteAllTasks::new(self)
     }
@@ -11216,6 +11553,7 @@ let response = client.get_task()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_task(&self) -> builder::GetTask<'_> {
         builder::GetTask::new(self)
     }
@@ -11241,6 +11579,7 @@ let response = client.cancel_or_delete_task()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn cancel_or_delete_task(&self) -> builder::CancelOrDeleteTask<'_> {
         builder::CancelOrDeleteTask::new(self)
     }
@@ -11260,6 +11599,7 @@ let response = client.get_input_file()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_input_file(&self) -> builder::GetInputFile<'_> {
         builder::GetInputFile::new(self)
     }
@@ -11340,14 +11680,17 @@ impl Client {
     /// A client sending every call through `runtime`, which is built from
     /// this crate's [`operations::TABLE`] (a call with a runtime of another
     /// service is refused, not sent).
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn new(runtime: ::vidplat_core::Runtime) -> Self {
         Self { runtime }
     }
     /// The runtime every call of this client goes through.
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn runtime(&self) -> &::vidplat_core::Runtime {
         &self.runtime
     }
     /// The base URL, without a trailing `/`.
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn baseurl(&self) -> &str {
         self.runtime.base_url()
     }
@@ -11363,6 +11706,7 @@ pub mod builder {
     }
     impl<'a> GetTaskCounts<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -11413,6 +11757,7 @@ pub mod builder {
     }
     impl<'a> GetExternalId<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -11463,6 +11808,7 @@ pub mod builder {
     }
     impl<'a> GetNotificationSettings<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -11517,6 +11863,7 @@ pub mod builder {
     }
     impl<'a> UpdateNotificationSettings<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -11601,6 +11948,7 @@ pub mod builder {
     }
     impl<'a> ListPresets<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -11655,6 +12003,7 @@ pub mod builder {
     }
     impl<'a> RegisterPreset<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -11743,6 +12092,7 @@ pub mod builder {
     }
     impl<'a> DeletePreset<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -11818,6 +12168,7 @@ pub mod builder {
     }
     impl<'a> GetPreset<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -11897,6 +12248,7 @@ pub mod builder {
     }
     impl<'a> UpdatePreset<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12001,6 +12353,7 @@ pub mod builder {
     }
     impl<'a> ListProfiles<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -12055,6 +12408,7 @@ pub mod builder {
     }
     impl<'a> RegisterProfile<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12143,6 +12497,7 @@ pub mod builder {
     }
     impl<'a> DeleteProfile<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12218,6 +12573,7 @@ pub mod builder {
     }
     impl<'a> GetProfile<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12297,6 +12653,7 @@ pub mod builder {
     }
     impl<'a> UpdateProfile<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12401,6 +12758,7 @@ pub mod builder {
     }
     impl<'a> ListTaskImports<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -12452,6 +12810,7 @@ pub mod builder {
     }
     impl<'a> ImportTasksCsv<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12527,6 +12886,7 @@ pub mod builder {
     }
     impl<'a> DeleteTaskImport<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12606,6 +12966,7 @@ pub mod builder {
     }
     impl<'a> GetTaskImport<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12681,6 +13042,7 @@ pub mod builder {
     }
     impl<'a> DeleteAllTasks<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -12743,6 +13105,7 @@ pub mod builder {
     }
     impl<'a> ListTasks<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12847,6 +13210,7 @@ pub mod builder {
     }
     impl<'a> RegisterTask<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -12932,6 +13296,7 @@ pub mod builder {
     }
     impl<'a> CancelOrDeleteTask<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -13002,6 +13367,7 @@ pub mod builder {
     }
     impl<'a> GetTask<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -13076,6 +13442,7 @@ pub mod builder {
     }
     impl<'a> GetInputFile<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -13276,11 +13643,13 @@ pub mod builder {
         )
     }
     impl<'a> ::vidplat_core::Paginated for ListTasks<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_number(
                 ::vidplat_core::__private::paging_field(&self.page),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -16154,6 +16523,7 @@ impl Client {
 The document's List shared profiles, whose response is `data`, an array of shared profiles; which profiles those are (shared with this account, or shared by it with its sub-accounts) is not shown. The document's only evidence of its route is a sample request with the same path as List profiles, so this sends exactly the List profiles request, GET /v1/profiles. How the server tells the two lists apart (a parameter, a header, or the same list) is not shown.
 
 Sends `GET /v1/profiles`: this is [`Client::list_profiles`]'s request, and it returns that operation's builder.*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_shared_profiles(&self) -> builder::ListProfiles<'_> {
         self.list_profiles()
     }

@@ -24,27 +24,32 @@ pub mod types {
     pub struct AudioCodec(pub ::std::string::String);
     impl ::std::ops::Deref for AudioCodec {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<AudioCodec> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: AudioCodec) -> Self {
             value.0
         }
     }
     impl ::std::convert::From<::std::string::String> for AudioCodec {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ::std::string::String) -> Self {
             Self(value)
         }
     }
     impl ::std::fmt::Display for AudioCodec {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             self.0.fmt(f)
         }
     }
     impl ::std::str::FromStr for AudioCodec {
         type Err = ::std::convert::Infallible;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
@@ -66,27 +71,32 @@ pub mod types {
     pub struct AudioTrackType(pub ::std::string::String);
     impl ::std::ops::Deref for AudioTrackType {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<AudioTrackType> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: AudioTrackType) -> Self {
             value.0
         }
     }
     impl ::std::convert::From<::std::string::String> for AudioTrackType {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ::std::string::String) -> Self {
             Self(value)
         }
     }
     impl ::std::fmt::Display for AudioTrackType {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             self.0.fmt(f)
         }
     }
     impl ::std::str::FromStr for AudioTrackType {
         type Err = ::std::convert::Infallible;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
@@ -98,17 +108,20 @@ pub mod types {
     pub struct Base64File(::std::string::String);
     impl ::std::ops::Deref for Base64File {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<Base64File> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: Base64File) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for Base64File {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -120,6 +133,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for Base64File {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -128,6 +142,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for Base64File {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -155,6 +170,7 @@ pub mod types {
         String(::std::string::String),
     }
     impl ::std::convert::From<RegisteredId> for BulkRegisteredId {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: RegisteredId) -> Self {
             Self::RegisteredId(value)
         }
@@ -169,6 +185,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl BulkRegistration {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::BulkRegistration {
             Default::default()
         }
@@ -195,6 +212,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Category {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Category {
             Default::default()
         }
@@ -207,6 +225,7 @@ pub mod types {
         pub name: CategoryName,
     }
     impl CategoryCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CategoryCreate {
             Default::default()
         }
@@ -221,6 +240,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CategoryList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CategoryList {
             Default::default()
         }
@@ -232,17 +252,20 @@ pub mod types {
     pub struct CategoryName(::std::string::String);
     impl ::std::ops::Deref for CategoryName {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<CategoryName> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CategoryName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for CategoryName {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -254,6 +277,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CategoryName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -262,6 +286,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for CategoryName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -293,6 +318,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CategoryParent {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CategoryParent {
             Default::default()
         }
@@ -310,6 +336,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CategoryRegistration {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CategoryRegistration {
             Default::default()
         }
@@ -333,6 +360,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CategoryStatistics {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CategoryStatistics {
             Default::default()
         }
@@ -346,6 +374,7 @@ pub mod types {
         pub name: ::std::option::Option<CategoryName>,
     }
     impl CategoryUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CategoryUpdate {
             Default::default()
         }
@@ -369,6 +398,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Chapter {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Chapter {
             Default::default()
         }
@@ -391,6 +421,7 @@ pub mod types {
         pub title: ::std::option::Option<::std::string::String>,
     }
     impl ChapterCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ChapterCreate {
             Default::default()
         }
@@ -413,6 +444,7 @@ pub mod types {
         pub title: ::std::option::Option<::std::string::String>,
     }
     impl ChapterUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ChapterUpdate {
             Default::default()
         }
@@ -517,6 +549,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Content {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Content {
             Default::default()
         }
@@ -606,6 +639,7 @@ pub mod types {
         pub type_: crate::types::ContentType,
     }
     impl ContentCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ContentCreate {
             Default::default()
         }
@@ -617,17 +651,20 @@ pub mod types {
     pub struct ContentCreateDescription(::std::string::String);
     impl ::std::ops::Deref for ContentCreateDescription {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentCreateDescription> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ContentCreateDescription) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentCreateDescription {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -639,6 +676,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentCreateDescription {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -647,6 +685,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ContentCreateDescription {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -672,18 +711,21 @@ pub mod types {
     pub struct ContentCreatePresentationDocumentName(::std::string::String);
     impl ::std::ops::Deref for ContentCreatePresentationDocumentName {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentCreatePresentationDocumentName>
     for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ContentCreatePresentationDocumentName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentCreatePresentationDocumentName {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -695,6 +737,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentCreatePresentationDocumentName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -704,6 +747,7 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for ContentCreatePresentationDocumentName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -729,17 +773,20 @@ pub mod types {
     pub struct ContentCreatePrimaryPosterName(::std::string::String);
     impl ::std::ops::Deref for ContentCreatePrimaryPosterName {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentCreatePrimaryPosterName> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ContentCreatePrimaryPosterName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentCreatePrimaryPosterName {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -751,6 +798,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentCreatePrimaryPosterName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -760,6 +808,7 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for ContentCreatePrimaryPosterName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -785,17 +834,20 @@ pub mod types {
     pub struct ContentCreateSeekPreviewUrl(::std::string::String);
     impl ::std::ops::Deref for ContentCreateSeekPreviewUrl {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentCreateSeekPreviewUrl> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ContentCreateSeekPreviewUrl) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentCreateSeekPreviewUrl {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -807,6 +859,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentCreateSeekPreviewUrl {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -815,6 +868,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ContentCreateSeekPreviewUrl {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -856,6 +910,7 @@ pub mod types {
         pub url: ::std::option::Option<FileUrl>,
     }
     impl ContentDocumentCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ContentDocumentCreate {
             Default::default()
         }
@@ -879,6 +934,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ContentList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ContentList {
             Default::default()
         }
@@ -890,17 +946,20 @@ pub mod types {
     pub struct ContentName(::std::string::String);
     impl ::std::ops::Deref for ContentName {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentName> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ContentName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentName {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -916,6 +975,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -924,6 +984,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ContentName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -972,6 +1033,7 @@ pub mod types {
         pub width: ::std::option::Option<i64>,
     }
     impl ::std::default::Default for ContentPosterCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             Self {
                 content: Default::default(),
@@ -986,6 +1048,7 @@ pub mod types {
         }
     }
     impl ContentPosterCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ContentPosterCreate {
             Default::default()
         }
@@ -1015,6 +1078,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ContentRegistration {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ContentRegistration {
             Default::default()
         }
@@ -1037,6 +1101,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ContentScope {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ContentScope {
             Default::default()
         }
@@ -1051,6 +1116,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ContentStatistics {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ContentStatistics {
             Default::default()
         }
@@ -1122,6 +1188,7 @@ pub mod types {
         pub width: ::std::option::Option<i64>,
     }
     impl ContentStreamCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ContentStreamCreate {
             Default::default()
         }
@@ -1143,6 +1210,7 @@ pub mod types {
         pub subtitle_names: ::std::vec::Vec<::std::string::String>,
     }
     impl ContentStreamSetCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ContentStreamSetCreate {
             Default::default()
         }
@@ -1170,6 +1238,7 @@ pub mod types {
         pub url: ::std::option::Option<FileUrl>,
     }
     impl ContentSubtitleCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ContentSubtitleCreate {
             Default::default()
         }
@@ -1256,6 +1325,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ContentSummary {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ContentSummary {
             Default::default()
         }
@@ -1329,6 +1399,7 @@ pub mod types {
         pub type_: ::std::option::Option<crate::types::ContentType>,
     }
     impl ContentUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ContentUpdate {
             Default::default()
         }
@@ -1340,17 +1411,20 @@ pub mod types {
     pub struct ContentUpdateDescription(::std::string::String);
     impl ::std::ops::Deref for ContentUpdateDescription {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentUpdateDescription> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ContentUpdateDescription) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentUpdateDescription {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1362,6 +1436,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentUpdateDescription {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1370,6 +1445,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ContentUpdateDescription {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1395,17 +1471,20 @@ pub mod types {
     pub struct ContentUpdateSeekPreviewUrl(::std::string::String);
     impl ::std::ops::Deref for ContentUpdateSeekPreviewUrl {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ContentUpdateSeekPreviewUrl> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ContentUpdateSeekPreviewUrl) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ContentUpdateSeekPreviewUrl {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1417,6 +1496,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ContentUpdateSeekPreviewUrl {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1425,6 +1505,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ContentUpdateSeekPreviewUrl {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1464,6 +1545,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CtaActions {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CtaActions {
             Default::default()
         }
@@ -1483,6 +1565,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl CtaCardOption {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::CtaCardOption {
             Default::default()
         }
@@ -1496,6 +1579,7 @@ pub mod types {
     );
     impl ::std::ops::Deref for CustomErrorResponse {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -1504,6 +1588,7 @@ pub mod types {
     }
     impl ::std::convert::From<CustomErrorResponse>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: CustomErrorResponse) -> Self {
             value.0
         }
@@ -1511,6 +1596,7 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for CustomErrorResponse {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -1530,6 +1616,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl DeliveryVolume {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::DeliveryVolume {
             Default::default()
         }
@@ -1565,6 +1652,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Document {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Document {
             Default::default()
         }
@@ -1577,6 +1665,7 @@ pub mod types {
         pub requests: ::std::vec::Vec<DocumentCreate>,
     }
     impl DocumentBulkCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::DocumentBulkCreate {
             Default::default()
         }
@@ -1601,6 +1690,7 @@ pub mod types {
         pub url: ::std::option::Option<FileUrl>,
     }
     impl DocumentCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::DocumentCreate {
             Default::default()
         }
@@ -1612,17 +1702,20 @@ pub mod types {
     pub struct DocumentFilename(::std::string::String);
     impl ::std::ops::Deref for DocumentFilename {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<DocumentFilename> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: DocumentFilename) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for DocumentFilename {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1634,6 +1727,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for DocumentFilename {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1642,6 +1736,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for DocumentFilename {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1670,6 +1765,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl DocumentList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::DocumentList {
             Default::default()
         }
@@ -1681,17 +1777,20 @@ pub mod types {
     pub struct DocumentType(::std::string::String);
     impl ::std::ops::Deref for DocumentType {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<DocumentType> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: DocumentType) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for DocumentType {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1703,6 +1802,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for DocumentType {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1711,6 +1811,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for DocumentType {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1750,6 +1851,7 @@ pub mod types {
         pub url: ::std::option::Option<FileUrl>,
     }
     impl DocumentUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::DocumentUpdate {
             Default::default()
         }
@@ -1767,6 +1869,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Error {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Error {
             Default::default()
         }
@@ -1778,17 +1881,20 @@ pub mod types {
     pub struct FileUrl(::std::string::String);
     impl ::std::ops::Deref for FileUrl {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<FileUrl> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: FileUrl) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for FileUrl {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1800,6 +1906,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for FileUrl {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1808,6 +1915,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for FileUrl {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1854,6 +1962,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ForwardPolicy {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ForwardPolicy {
             Default::default()
         }
@@ -1868,6 +1977,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ForwardPolicyList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ForwardPolicyList {
             Default::default()
         }
@@ -1891,6 +2001,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ForwardRule {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ForwardRule {
             Default::default()
         }
@@ -1902,17 +2013,20 @@ pub mod types {
     pub struct GetCategoryStatistics(::std::string::String);
     impl ::std::ops::Deref for GetCategoryStatistics {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<GetCategoryStatistics> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: GetCategoryStatistics) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for GetCategoryStatistics {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1925,6 +2039,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GetCategoryStatistics {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1933,6 +2048,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for GetCategoryStatistics {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1958,17 +2074,20 @@ pub mod types {
     pub struct GetPlayInformationSs(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationSs {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<GetPlayInformationSs> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: GetPlayInformationSs) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for GetPlayInformationSs {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1984,6 +2103,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GetPlayInformationSs {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -1992,6 +2112,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for GetPlayInformationSs {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2017,18 +2138,21 @@ pub mod types {
     pub struct GetPlayInformationXVmsClientCountry(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationXVmsClientCountry {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<GetPlayInformationXVmsClientCountry>
     for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: GetPlayInformationXVmsClientCountry) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for GetPlayInformationXVmsClientCountry {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2043,6 +2167,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GetPlayInformationXVmsClientCountry {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2052,6 +2177,7 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for GetPlayInformationXVmsClientCountry {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2077,18 +2203,21 @@ pub mod types {
     pub struct GetPlayInformationXVmsClientReferer(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationXVmsClientReferer {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<GetPlayInformationXVmsClientReferer>
     for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: GetPlayInformationXVmsClientReferer) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for GetPlayInformationXVmsClientReferer {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2100,6 +2229,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GetPlayInformationXVmsClientReferer {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2109,6 +2239,7 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for GetPlayInformationXVmsClientReferer {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2134,18 +2265,21 @@ pub mod types {
     pub struct GetPlayInformationXVmsUserAgent(::std::string::String);
     impl ::std::ops::Deref for GetPlayInformationXVmsUserAgent {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<GetPlayInformationXVmsUserAgent>
     for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: GetPlayInformationXVmsUserAgent) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for GetPlayInformationXVmsUserAgent {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2157,6 +2291,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GetPlayInformationXVmsUserAgent {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2166,6 +2301,7 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for GetPlayInformationXVmsUserAgent {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2203,6 +2339,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Label {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Label {
             Default::default()
         }
@@ -2215,6 +2352,7 @@ pub mod types {
         pub name: LabelName,
     }
     impl LabelCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::LabelCreate {
             Default::default()
         }
@@ -2229,6 +2367,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl LabelList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::LabelList {
             Default::default()
         }
@@ -2240,17 +2379,20 @@ pub mod types {
     pub struct LabelName(::std::string::String);
     impl ::std::ops::Deref for LabelName {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<LabelName> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: LabelName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for LabelName {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2262,6 +2404,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for LabelName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2270,6 +2413,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for LabelName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2297,6 +2441,7 @@ pub mod types {
         pub name: ::std::option::Option<LabelName>,
     }
     impl LabelUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::LabelUpdate {
             Default::default()
         }
@@ -2308,17 +2453,20 @@ pub mod types {
     pub struct LanguageCode(::std::string::String);
     impl ::std::ops::Deref for LanguageCode {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<LanguageCode> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: LanguageCode) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for LanguageCode {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2333,6 +2481,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for LanguageCode {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2341,6 +2490,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for LanguageCode {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2366,17 +2516,20 @@ pub mod types {
     pub struct ListCategoriesStatistics(::std::string::String);
     impl ::std::ops::Deref for ListCategoriesStatistics {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListCategoriesStatistics> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ListCategoriesStatistics) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ListCategoriesStatistics {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2389,6 +2542,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListCategoriesStatistics {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2397,6 +2551,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListCategoriesStatistics {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2422,17 +2577,20 @@ pub mod types {
     pub struct ListContentsQuery(::std::string::String);
     impl ::std::ops::Deref for ListContentsQuery {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListContentsQuery> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ListContentsQuery) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ListContentsQuery {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2444,6 +2602,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListContentsQuery {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2452,6 +2611,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListContentsQuery {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2477,22 +2637,26 @@ pub mod types {
     pub struct ListContentsSort(::std::string::String);
     impl ::std::ops::Deref for ListContentsSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListContentsSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ListContentsSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for ListContentsSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             ListContentsSort("created_at|desc".to_string())
         }
     }
     impl ::std::str::FromStr for ListContentsSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2505,6 +2669,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListContentsSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2513,6 +2678,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListContentsSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2538,17 +2704,20 @@ pub mod types {
     pub struct ListViewingPagesContent(::std::string::String);
     impl ::std::ops::Deref for ListViewingPagesContent {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListViewingPagesContent> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ListViewingPagesContent) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ListViewingPagesContent {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2560,6 +2729,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListViewingPagesContent {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2568,6 +2738,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListViewingPagesContent {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2593,17 +2764,20 @@ pub mod types {
     pub struct ListViewingPagesPlaylist(::std::string::String);
     impl ::std::ops::Deref for ListViewingPagesPlaylist {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListViewingPagesPlaylist> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ListViewingPagesPlaylist) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ListViewingPagesPlaylist {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2615,6 +2789,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListViewingPagesPlaylist {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2623,6 +2798,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListViewingPagesPlaylist {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2648,17 +2824,20 @@ pub mod types {
     pub struct ListViewingPagesQuery(::std::string::String);
     impl ::std::ops::Deref for ListViewingPagesQuery {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListViewingPagesQuery> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ListViewingPagesQuery) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for ListViewingPagesQuery {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2670,6 +2849,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListViewingPagesQuery {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2678,6 +2858,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListViewingPagesQuery {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2703,22 +2884,26 @@ pub mod types {
     pub struct ListViewingPagesSort(::std::string::String);
     impl ::std::ops::Deref for ListViewingPagesSort {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<ListViewingPagesSort> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ListViewingPagesSort) -> Self {
             value.0
         }
     }
     impl ::std::default::Default for ListViewingPagesSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             ListViewingPagesSort("created_at|desc".to_string())
         }
     }
     impl ::std::str::FromStr for ListViewingPagesSort {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2731,6 +2916,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for ListViewingPagesSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2739,6 +2925,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for ListViewingPagesSort {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2764,17 +2951,20 @@ pub mod types {
     pub struct OriginDomainName(::std::string::String);
     impl ::std::ops::Deref for OriginDomainName {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<OriginDomainName> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: OriginDomainName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for OriginDomainName {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2786,6 +2976,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for OriginDomainName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2794,6 +2985,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for OriginDomainName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -2832,6 +3024,7 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PageAuthentication {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PageAuthentication {
             Default::default()
         }
@@ -2907,6 +3100,7 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PageConfigurations {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PageConfigurations {
             Default::default()
         }
@@ -2937,6 +3131,7 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PageExposedMetadata {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PageExposedMetadata {
             Default::default()
         }
@@ -2952,6 +3147,7 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PageFooter {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PageFooter {
             Default::default()
         }
@@ -2965,6 +3161,7 @@ pub mod types {
     );
     impl ::std::ops::Deref for PlayChapter {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -2973,6 +3170,7 @@ pub mod types {
     }
     impl ::std::convert::From<PlayChapter>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PlayChapter) -> Self {
             value.0
         }
@@ -2980,6 +3178,7 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PlayChapter {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -2995,6 +3194,7 @@ pub mod types {
     );
     impl ::std::ops::Deref for PlayDocument {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -3003,6 +3203,7 @@ pub mod types {
     }
     impl ::std::convert::From<PlayDocument>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PlayDocument) -> Self {
             value.0
         }
@@ -3010,6 +3211,7 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PlayDocument {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -3092,6 +3294,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PlayInformation {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PlayInformation {
             Default::default()
         }
@@ -3108,6 +3311,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PlayPosterSlideshow {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PlayPosterSlideshow {
             Default::default()
         }
@@ -3121,6 +3325,7 @@ pub mod types {
     );
     impl ::std::ops::Deref for PlayPresentation {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -3129,6 +3334,7 @@ pub mod types {
     }
     impl ::std::convert::From<PlayPresentation>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PlayPresentation) -> Self {
             value.0
         }
@@ -3136,6 +3342,7 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PlayPresentation {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -3193,6 +3400,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PlayStream {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PlayStream {
             Default::default()
         }
@@ -3206,6 +3414,7 @@ pub mod types {
     );
     impl ::std::ops::Deref for PlaySubtitle {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(
             &self,
         ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
@@ -3214,6 +3423,7 @@ pub mod types {
     }
     impl ::std::convert::From<PlaySubtitle>
     for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PlaySubtitle) -> Self {
             value.0
         }
@@ -3221,6 +3431,7 @@ pub mod types {
     impl ::std::convert::From<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     > for PlaySubtitle {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(
             value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         ) -> Self {
@@ -3263,6 +3474,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PlaylistItem {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PlaylistItem {
             Default::default()
         }
@@ -3285,6 +3497,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PlaylistItemOverrides {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PlaylistItemOverrides {
             Default::default()
         }
@@ -3306,6 +3519,7 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PlaylistItemOverridesCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PlaylistItemOverridesCreate {
             Default::default()
         }
@@ -3327,6 +3541,7 @@ pub mod types {
         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     }
     impl PlaylistItemOverridesUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PlaylistItemOverridesUpdate {
             Default::default()
         }
@@ -3350,6 +3565,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PlaylistItems {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PlaylistItems {
             Default::default()
         }
@@ -3361,17 +3577,20 @@ pub mod types {
     pub struct PlaylistName(::std::string::String);
     impl ::std::ops::Deref for PlaylistName {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<PlaylistName> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: PlaylistName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for PlaylistName {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3387,6 +3606,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for PlaylistName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3395,6 +3615,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for PlaylistName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3429,6 +3650,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PolicyCondition {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PolicyCondition {
             Default::default()
         }
@@ -3470,6 +3692,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Poster {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Poster {
             Default::default()
         }
@@ -3482,6 +3705,7 @@ pub mod types {
         pub requests: ::std::vec::Vec<PosterCreate>,
     }
     impl PosterBulkCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PosterBulkCreate {
             Default::default()
         }
@@ -3513,6 +3737,7 @@ pub mod types {
         pub width: ::std::option::Option<i64>,
     }
     impl ::std::default::Default for PosterCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn default() -> Self {
             Self {
                 content: Default::default(),
@@ -3526,6 +3751,7 @@ pub mod types {
         }
     }
     impl PosterCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PosterCreate {
             Default::default()
         }
@@ -3540,6 +3766,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl PosterList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PosterList {
             Default::default()
         }
@@ -3552,6 +3779,7 @@ pub mod types {
         pub order: ::std::vec::Vec<::uuid::Uuid>,
     }
     impl PosterOrder {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PosterOrder {
             Default::default()
         }
@@ -3583,6 +3811,7 @@ pub mod types {
         pub width: ::std::option::Option<i64>,
     }
     impl PosterUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::PosterUpdate {
             Default::default()
         }
@@ -3599,6 +3828,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl RegisteredId {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::RegisteredId {
             Default::default()
         }
@@ -3616,6 +3846,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl RegisteredItem {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::RegisteredItem {
             Default::default()
         }
@@ -3630,6 +3861,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl RegisteredName {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::RegisteredName {
             Default::default()
         }
@@ -3642,6 +3874,7 @@ pub mod types {
         pub revoked_audience: RevokedAudienceAddRevokedAudience,
     }
     impl RevokedAudienceAdd {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::RevokedAudienceAdd {
             Default::default()
         }
@@ -3653,18 +3886,21 @@ pub mod types {
     pub struct RevokedAudienceAddRevokedAudience(::std::string::String);
     impl ::std::ops::Deref for RevokedAudienceAddRevokedAudience {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<RevokedAudienceAddRevokedAudience>
     for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: RevokedAudienceAddRevokedAudience) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for RevokedAudienceAddRevokedAudience {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3680,6 +3916,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for RevokedAudienceAddRevokedAudience {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3689,6 +3926,7 @@ pub mod types {
     impl ::std::convert::TryFrom<::std::string::String>
     for RevokedAudienceAddRevokedAudience {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -3725,6 +3963,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ScopeCondition {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ScopeCondition {
             Default::default()
         }
@@ -3766,6 +4005,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Site {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Site {
             Default::default()
         }
@@ -3812,6 +4052,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl SiteAuthentication {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::SiteAuthentication {
             Default::default()
         }
@@ -3900,6 +4141,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl SiteConfigurations {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::SiteConfigurations {
             Default::default()
         }
@@ -3937,6 +4179,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl SiteExposedMetadata {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::SiteExposedMetadata {
             Default::default()
         }
@@ -3951,6 +4194,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl SiteList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::SiteList {
             Default::default()
         }
@@ -3972,27 +4216,32 @@ pub mod types {
     pub struct SiteStatus(pub ::std::string::String);
     impl ::std::ops::Deref for SiteStatus {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<SiteStatus> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: SiteStatus) -> Self {
             value.0
         }
     }
     impl ::std::convert::From<::std::string::String> for SiteStatus {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ::std::string::String) -> Self {
             Self(value)
         }
     }
     impl ::std::fmt::Display for SiteStatus {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             self.0.fmt(f)
         }
     }
     impl ::std::str::FromStr for SiteStatus {
         type Err = ::std::convert::Infallible;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
@@ -4027,6 +4276,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl SslCertificate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::SslCertificate {
             Default::default()
         }
@@ -4038,17 +4288,20 @@ pub mod types {
     pub struct StoragePath(::std::string::String);
     impl ::std::ops::Deref for StoragePath {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<StoragePath> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: StoragePath) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for StoragePath {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4060,6 +4313,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for StoragePath {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4068,6 +4322,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for StoragePath {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4159,6 +4414,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Stream {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Stream {
             Default::default()
         }
@@ -4171,6 +4427,7 @@ pub mod types {
         pub requests: ::std::vec::Vec<StreamCreate>,
     }
     impl StreamBulkCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamBulkCreate {
             Default::default()
         }
@@ -4239,6 +4496,7 @@ pub mod types {
         pub width: ::std::option::Option<i64>,
     }
     impl StreamCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamCreate {
             Default::default()
         }
@@ -4253,6 +4511,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamList {
             Default::default()
         }
@@ -4270,6 +4529,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamSelection {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamSelection {
             Default::default()
         }
@@ -4299,6 +4559,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamSet {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamSet {
             Default::default()
         }
@@ -4320,6 +4581,7 @@ pub mod types {
         pub subtitles: ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
     }
     impl StreamSetCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamSetCreate {
             Default::default()
         }
@@ -4334,6 +4596,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamSetList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamSetList {
             Default::default()
         }
@@ -4345,17 +4608,20 @@ pub mod types {
     pub struct StreamSetName(::std::string::String);
     impl ::std::ops::Deref for StreamSetName {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<StreamSetName> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: StreamSetName) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for StreamSetName {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4371,6 +4637,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for StreamSetName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4379,6 +4646,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for StreamSetName {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4407,6 +4675,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamSetRegistration {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamSetRegistration {
             Default::default()
         }
@@ -4426,6 +4695,7 @@ pub mod types {
         pub subtitles: ::std::option::Option<::std::vec::Vec<::uuid::Uuid>>,
     }
     impl StreamSetUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamSetUpdate {
             Default::default()
         }
@@ -4496,6 +4766,7 @@ pub mod types {
         pub width: ::std::option::Option<i64>,
     }
     impl StreamUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamUpdate {
             Default::default()
         }
@@ -4534,6 +4805,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamingPolicy {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamingPolicy {
             Default::default()
         }
@@ -4548,6 +4820,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamingPolicyList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamingPolicyList {
             Default::default()
         }
@@ -4565,6 +4838,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl StreamingRule {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::StreamingRule {
             Default::default()
         }
@@ -4600,6 +4874,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl Subtitle {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Subtitle {
             Default::default()
         }
@@ -4612,6 +4887,7 @@ pub mod types {
         pub requests: ::std::vec::Vec<SubtitleCreate>,
     }
     impl SubtitleBulkCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::SubtitleBulkCreate {
             Default::default()
         }
@@ -4636,6 +4912,7 @@ pub mod types {
         pub url: ::std::option::Option<FileUrl>,
     }
     impl SubtitleCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::SubtitleCreate {
             Default::default()
         }
@@ -4650,6 +4927,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl SubtitleList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::SubtitleList {
             Default::default()
         }
@@ -4675,6 +4953,7 @@ pub mod types {
         pub url: ::std::option::Option<FileUrl>,
     }
     impl SubtitleUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::SubtitleUpdate {
             Default::default()
         }
@@ -4691,6 +4970,7 @@ pub mod types {
         pub value: ::std::option::Option<::std::string::String>,
     }
     impl Tag {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::Tag {
             Default::default()
         }
@@ -4702,17 +4982,20 @@ pub mod types {
     pub struct Title(::std::string::String);
     impl ::std::ops::Deref for Title {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<Title> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: Title) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for Title {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4724,6 +5007,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for Title {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4732,6 +5016,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for Title {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4757,17 +5042,20 @@ pub mod types {
     pub struct TrackLabel(::std::string::String);
     impl ::std::ops::Deref for TrackLabel {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<TrackLabel> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: TrackLabel) -> Self {
             value.0
         }
     }
     impl ::std::str::FromStr for TrackLabel {
         type Err = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4779,6 +5067,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for TrackLabel {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4787,6 +5076,7 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<::std::string::String> for TrackLabel {
         type Error = self::error::ConversionError;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn try_from(
             value: ::std::string::String,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
@@ -4826,6 +5116,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl UserContentScope {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::UserContentScope {
             Default::default()
         }
@@ -4847,27 +5138,32 @@ pub mod types {
     pub struct VideoCodec(pub ::std::string::String);
     impl ::std::ops::Deref for VideoCodec {
         type Target = ::std::string::String;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn deref(&self) -> &::std::string::String {
             &self.0
         }
     }
     impl ::std::convert::From<VideoCodec> for ::std::string::String {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: VideoCodec) -> Self {
             value.0
         }
     }
     impl ::std::convert::From<::std::string::String> for VideoCodec {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: ::std::string::String) -> Self {
             Self(value)
         }
     }
     impl ::std::fmt::Display for VideoCodec {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             self.0.fmt(f)
         }
     }
     impl ::std::str::FromStr for VideoCodec {
         type Err = ::std::convert::Infallible;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             Ok(Self(value.to_string()))
         }
@@ -4912,6 +5208,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ViewingPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ViewingPage {
             Default::default()
         }
@@ -4945,6 +5242,7 @@ pub mod types {
         pub status: crate::types::PageStatus,
     }
     impl ViewingPageCreate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ViewingPageCreate {
             Default::default()
         }
@@ -4968,6 +5266,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ViewingPageList {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ViewingPageList {
             Default::default()
         }
@@ -4985,6 +5284,7 @@ pub mod types {
     }
     #[cfg(feature = "builders")]
     impl ViewingPageRegistration {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ViewingPageRegistration {
             Default::default()
         }
@@ -5015,6 +5315,7 @@ pub mod types {
         pub status: ::std::option::Option<crate::types::PageStatus>,
     }
     impl ViewingPageUpdate {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder() -> builder::ViewingPageUpdate {
             Default::default()
         }
@@ -5031,6 +5332,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for BulkRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     responses: Ok(Default::default()),
@@ -5051,6 +5353,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<BulkRegistration> for super::BulkRegistration {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: BulkRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5068,6 +5371,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::BulkRegistration> for BulkRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::BulkRegistration) -> Self {
                 Self {
                     responses: Ok(value.responses),
@@ -5100,6 +5404,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Category {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -5160,6 +5465,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Category> for super::Category {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Category,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5203,6 +5509,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Category> for Category {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Category) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -5218,6 +5525,7 @@ pub mod types {
             name: ::std::result::Result<super::CategoryName, ::vidplat_core::Refusal>,
         }
         impl ::std::default::Default for CategoryCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     name: ::std::result::Result::Err(
@@ -5238,6 +5546,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<CategoryCreate> for super::CategoryCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CategoryCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5254,6 +5563,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::CategoryCreate> for CategoryCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CategoryCreate) -> Self {
                 Self { name: Ok(value.name) }
             }
@@ -5268,6 +5578,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CategoryList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -5288,6 +5599,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CategoryList> for super::CategoryList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CategoryList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5305,6 +5617,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CategoryList> for CategoryList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CategoryList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -5323,6 +5636,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CategoryParent {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     id: Ok(Default::default()),
@@ -5352,6 +5666,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CategoryParent> for super::CategoryParent {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CategoryParent,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5369,6 +5684,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CategoryParent> for CategoryParent {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CategoryParent) -> Self {
                 Self {
                     id: Ok(value.id),
@@ -5390,6 +5706,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CategoryRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     id: Ok(Default::default()),
@@ -5421,6 +5738,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CategoryRegistration>
         for super::CategoryRegistration {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CategoryRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5438,6 +5756,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CategoryRegistration> for CategoryRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CategoryRegistration) -> Self {
                 Self {
                     id: Ok(value.id),
@@ -5467,6 +5786,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CategoryStatistics {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content_count: Ok(Default::default()),
@@ -5514,6 +5834,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CategoryStatistics> for super::CategoryStatistics {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CategoryStatistics,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5553,6 +5874,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CategoryStatistics> for CategoryStatistics {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CategoryStatistics) -> Self {
                 Self {
                     content_count: Ok(value.content_count),
@@ -5570,6 +5892,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for CategoryUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     name: Ok(Default::default()),
@@ -5588,6 +5911,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<CategoryUpdate> for super::CategoryUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CategoryUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5604,6 +5928,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::CategoryUpdate> for CategoryUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CategoryUpdate) -> Self {
                 Self { name: Ok(value.name) }
             }
@@ -5630,6 +5955,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Chapter {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -5679,6 +6005,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Chapter> for super::Chapter {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Chapter,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5708,6 +6035,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Chapter> for Chapter {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Chapter) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -5737,6 +6065,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ChapterCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -5784,6 +6113,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ChapterCreate> for super::ChapterCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ChapterCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5812,6 +6142,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ChapterCreate> for ChapterCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ChapterCreate) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -5841,6 +6172,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ChapterUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -5888,6 +6220,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ChapterUpdate> for super::ChapterUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ChapterUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -5916,6 +6249,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ChapterUpdate> for ChapterUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ChapterUpdate) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -6055,6 +6389,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Content {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     category_id: Ok(Default::default()),
@@ -6366,6 +6701,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Content> for super::Content {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Content,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -6545,6 +6881,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Content> for Content {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Content) -> Self {
                 Self {
                     category_id: Ok(value.category_id),
@@ -6687,6 +7024,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     category_id: ::std::result::Result::Err(
@@ -6973,6 +7311,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ContentCreate> for super::ContentCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ContentCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7131,6 +7470,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ContentCreate> for ContentCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ContentCreate) -> Self {
                 Self {
                     category_id: Ok(value.category_id),
@@ -7188,6 +7528,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentDocumentCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -7254,6 +7595,7 @@ pub mod types {
         impl ::std::convert::TryFrom<ContentDocumentCreate>
         for super::ContentDocumentCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ContentDocumentCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7301,6 +7643,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::ContentDocumentCreate>
         for ContentDocumentCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ContentDocumentCreate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -7334,6 +7677,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     current_page: Ok(Default::default()),
@@ -7381,6 +7725,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentList> for super::ContentList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ContentList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7410,6 +7755,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentList> for ContentList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ContentList) -> Self {
                 Self {
                     current_page: Ok(value.current_page),
@@ -7452,6 +7798,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentPosterCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -7534,6 +7881,7 @@ pub mod types {
         impl ::std::convert::TryFrom<ContentPosterCreate>
         for super::ContentPosterCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ContentPosterCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7597,6 +7945,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ContentPosterCreate> for ContentPosterCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ContentPosterCreate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -7640,6 +7989,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     documents: Ok(Default::default()),
@@ -7709,6 +8059,7 @@ pub mod types {
         impl ::std::convert::TryFrom<ContentRegistration>
         for super::ContentRegistration {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ContentRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7756,6 +8107,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentRegistration> for ContentRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ContentRegistration) -> Self {
                 Self {
                     documents: Ok(value.documents),
@@ -7789,6 +8141,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentScope {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     categories: Ok(Default::default()),
@@ -7841,6 +8194,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentScope> for super::ContentScope {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ContentScope,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7870,6 +8224,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentScope> for ContentScope {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ContentScope) -> Self {
                 Self {
                     categories: Ok(value.categories),
@@ -7889,6 +8244,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentStatistics {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     statistics: Ok(Default::default()),
@@ -7913,6 +8269,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentStatistics> for super::ContentStatistics {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ContentStatistics,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -7930,6 +8287,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentStatistics> for ContentStatistics {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ContentStatistics) -> Self {
                 Self {
                     statistics: Ok(value.statistics),
@@ -8015,6 +8373,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentStreamCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     audio_bitrate: Ok(Default::default()),
@@ -8224,6 +8583,7 @@ pub mod types {
         impl ::std::convert::TryFrom<ContentStreamCreate>
         for super::ContentStreamCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ContentStreamCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8352,6 +8712,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ContentStreamCreate> for ContentStreamCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ContentStreamCreate) -> Self {
                 Self {
                     audio_bitrate: Ok(value.audio_bitrate),
@@ -8398,6 +8759,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentStreamSetCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     distribution_id: Ok(Default::default()),
@@ -8452,6 +8814,7 @@ pub mod types {
         impl ::std::convert::TryFrom<ContentStreamSetCreate>
         for super::ContentStreamSetCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ContentStreamSetCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8491,6 +8854,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::ContentStreamSetCreate>
         for ContentStreamSetCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ContentStreamSetCreate) -> Self {
                 Self {
                     distribution_id: Ok(value.distribution_id),
@@ -8525,6 +8889,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentSubtitleCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -8591,6 +8956,7 @@ pub mod types {
         impl ::std::convert::TryFrom<ContentSubtitleCreate>
         for super::ContentSubtitleCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ContentSubtitleCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -8638,6 +9004,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::ContentSubtitleCreate>
         for ContentSubtitleCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ContentSubtitleCreate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -8755,6 +9122,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ContentSummary {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     category_id: Ok(Default::default()),
@@ -9009,6 +9377,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ContentSummary> for super::ContentSummary {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ContentSummary,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9158,6 +9527,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ContentSummary> for ContentSummary {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ContentSummary) -> Self {
                 Self {
                     category_id: Ok(value.category_id),
@@ -9276,6 +9646,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ContentUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     category_id: Ok(Default::default()),
@@ -9500,6 +9871,7 @@ pub mod types {
                 self
             }
             ///Sends `description` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_description(mut self) -> Self {
                 self.description = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9507,6 +9879,7 @@ pub mod types {
                 self
             }
             ///Sends `encoder_transaction_id` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_encoder_transaction_id(mut self) -> Self {
                 self.encoder_transaction_id = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9514,6 +9887,7 @@ pub mod types {
                 self
             }
             ///Sends `presentation_document_id` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_presentation_document_id(mut self) -> Self {
                 self.presentation_document_id = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9521,6 +9895,7 @@ pub mod types {
                 self
             }
             ///Sends `primary_poster_id` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_primary_poster_id(mut self) -> Self {
                 self.primary_poster_id = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9528,6 +9903,7 @@ pub mod types {
                 self
             }
             ///Sends `publish_end` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_publish_end(mut self) -> Self {
                 self.publish_end = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9535,6 +9911,7 @@ pub mod types {
                 self
             }
             ///Sends `publish_start` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_publish_start(mut self) -> Self {
                 self.publish_start = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9542,6 +9919,7 @@ pub mod types {
                 self
             }
             ///Sends `seek_preview_url` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_seek_preview_url(mut self) -> Self {
                 self.seek_preview_url = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -9551,6 +9929,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ContentUpdate> for super::ContentUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ContentUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9679,6 +10058,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ContentUpdate> for ContentUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ContentUpdate) -> Self {
                 Self {
                     category_id: Ok(value.category_id),
@@ -9731,6 +10111,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CtaActions {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     card_options: Ok(Default::default()),
@@ -9792,6 +10173,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CtaActions> for super::CtaActions {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CtaActions,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9835,6 +10217,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CtaActions> for CtaActions {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CtaActions) -> Self {
                 Self {
                     card_options: Ok(value.card_options),
@@ -9863,6 +10246,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for CtaCardOption {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     timing: Ok(Default::default()),
@@ -9903,6 +10287,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<CtaCardOption> for super::CtaCardOption {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: CtaCardOption,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9926,6 +10311,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::CtaCardOption> for CtaCardOption {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::CtaCardOption) -> Self {
                 Self {
                     timing: Ok(value.timing),
@@ -9948,6 +10334,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for DeliveryVolume {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     bytes_downloaded: Ok(Default::default()),
@@ -9979,6 +10366,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<DeliveryVolume> for super::DeliveryVolume {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: DeliveryVolume,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -9998,6 +10386,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::DeliveryVolume> for DeliveryVolume {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::DeliveryVolume) -> Self {
                 Self {
                     bytes_downloaded: Ok(value.bytes_downloaded),
@@ -10043,6 +10432,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Document {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -10126,6 +10516,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Document> for super::Document {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Document,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10190,6 +10581,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Document> for Document {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Document) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -10211,6 +10603,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for DocumentBulkCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     requests: ::std::result::Result::Err(
@@ -10231,6 +10624,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<DocumentBulkCreate> for super::DocumentBulkCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: DocumentBulkCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10247,6 +10641,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::DocumentBulkCreate> for DocumentBulkCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::DocumentBulkCreate) -> Self {
                 Self {
                     requests: Ok(value.requests),
@@ -10274,6 +10669,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for DocumentCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -10330,6 +10726,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<DocumentCreate> for super::DocumentCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: DocumentCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10366,6 +10763,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::DocumentCreate> for DocumentCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::DocumentCreate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -10386,6 +10784,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for DocumentList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -10406,6 +10805,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<DocumentList> for super::DocumentList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: DocumentList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10423,6 +10823,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::DocumentList> for DocumentList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::DocumentList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -10451,6 +10852,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for DocumentUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -10505,6 +10907,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<DocumentUpdate> for super::DocumentUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: DocumentUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10541,6 +10944,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::DocumentUpdate> for DocumentUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::DocumentUpdate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -10565,6 +10969,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Error {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     code: Ok(Default::default()),
@@ -10594,6 +10999,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Error> for super::Error {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Error,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10611,6 +11017,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Error> for Error {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Error) -> Self {
                 Self {
                     code: Ok(value.code),
@@ -10652,6 +11059,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ForwardPolicy {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -10726,6 +11134,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ForwardPolicy> for super::ForwardPolicy {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ForwardPolicy,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10785,6 +11194,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ForwardPolicy> for ForwardPolicy {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ForwardPolicy) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -10807,6 +11217,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ForwardPolicyList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -10827,6 +11238,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ForwardPolicyList> for super::ForwardPolicyList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ForwardPolicyList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10844,6 +11256,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ForwardPolicyList> for ForwardPolicyList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ForwardPolicyList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -10870,6 +11283,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ForwardRule {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     conditions: Ok(Default::default()),
@@ -10924,6 +11338,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ForwardRule> for super::ForwardRule {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ForwardRule,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -10963,6 +11378,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ForwardRule> for ForwardRule {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ForwardRule) -> Self {
                 Self {
                     conditions: Ok(value.conditions),
@@ -10994,6 +11410,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Label {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -11041,6 +11458,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Label> for super::Label {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Label,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11070,6 +11488,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Label> for Label {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Label) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -11084,6 +11503,7 @@ pub mod types {
             name: ::std::result::Result<super::LabelName, ::vidplat_core::Refusal>,
         }
         impl ::std::default::Default for LabelCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     name: ::std::result::Result::Err(
@@ -11104,6 +11524,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<LabelCreate> for super::LabelCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: LabelCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11120,6 +11541,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::LabelCreate> for LabelCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::LabelCreate) -> Self {
                 Self { name: Ok(value.name) }
             }
@@ -11134,6 +11556,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for LabelList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -11154,6 +11577,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<LabelList> for super::LabelList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: LabelList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11171,6 +11595,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::LabelList> for LabelList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::LabelList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -11183,6 +11608,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for LabelUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     name: Ok(Default::default()),
@@ -11201,6 +11627,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<LabelUpdate> for super::LabelUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: LabelUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11217,6 +11644,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::LabelUpdate> for LabelUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::LabelUpdate) -> Self {
                 Self { name: Ok(value.name) }
             }
@@ -11245,6 +11673,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PageAuthentication {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     masthead: Ok(Default::default()),
@@ -11301,6 +11730,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PageAuthentication> for super::PageAuthentication {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PageAuthentication,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11337,6 +11767,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PageAuthentication> for PageAuthentication {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PageAuthentication) -> Self {
                 Self {
                     masthead: Ok(value.masthead),
@@ -11439,6 +11870,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PageConfigurations {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     authentication: Ok(Default::default()),
@@ -11672,6 +12104,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PageConfigurations> for super::PageConfigurations {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PageConfigurations,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11805,6 +12238,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PageConfigurations> for PageConfigurations {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PageConfigurations) -> Self {
                 Self {
                     authentication: Ok(value.authentication),
@@ -11864,6 +12298,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PageExposedMetadata {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     category: Ok(Default::default()),
@@ -11939,6 +12374,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PageExposedMetadata>
         for super::PageExposedMetadata {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PageExposedMetadata,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -11997,6 +12433,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PageExposedMetadata> for PageExposedMetadata {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PageExposedMetadata) -> Self {
                 Self {
                     category: Ok(value.category),
@@ -12021,6 +12458,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PageFooter {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     text: Ok(Default::default()),
@@ -12050,6 +12488,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PageFooter> for super::PageFooter {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PageFooter,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12066,6 +12505,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PageFooter> for PageFooter {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PageFooter) -> Self {
                 Self {
                     text: Ok(value.text),
@@ -12171,6 +12611,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PlayInformation {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     category: Ok(Default::default()),
@@ -12401,6 +12842,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlayInformation> for super::PlayInformation {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PlayInformation,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12540,6 +12982,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlayInformation> for PlayInformation {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PlayInformation) -> Self {
                 Self {
                     category: Ok(value.category),
@@ -12582,6 +13025,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PlayPosterSlideshow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     interval: Ok(Default::default()),
@@ -12614,6 +13058,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PlayPosterSlideshow>
         for super::PlayPosterSlideshow {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PlayPosterSlideshow,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12631,6 +13076,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlayPosterSlideshow> for PlayPosterSlideshow {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PlayPosterSlideshow) -> Self {
                 Self {
                     interval: Ok(value.interval),
@@ -12704,6 +13150,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PlayStream {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     audio_bitrate: Ok(Default::default()),
@@ -12854,6 +13301,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlayStream> for super::PlayStream {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PlayStream,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -12953,6 +13401,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlayStream> for PlayStream {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PlayStream) -> Self {
                 Self {
                     audio_bitrate: Ok(value.audio_bitrate),
@@ -13019,6 +13468,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PlaylistItem {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     category: Ok(Default::default()),
@@ -13122,6 +13572,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlaylistItem> for super::PlaylistItem {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PlaylistItem,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13196,6 +13647,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlaylistItem> for PlaylistItem {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PlaylistItem) -> Self {
                 Self {
                     category: Ok(value.category),
@@ -13233,6 +13685,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PlaylistItemOverrides {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     description: Ok(Default::default()),
@@ -13285,6 +13738,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PlaylistItemOverrides>
         for super::PlaylistItemOverrides {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PlaylistItemOverrides,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13320,6 +13774,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlaylistItemOverrides>
         for PlaylistItemOverrides {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PlaylistItemOverrides) -> Self {
                 Self {
                     description: Ok(value.description),
@@ -13349,6 +13804,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PlaylistItemOverridesCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     description: Ok(Default::default()),
@@ -13399,6 +13855,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PlaylistItemOverridesCreate>
         for super::PlaylistItemOverridesCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PlaylistItemOverridesCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13433,6 +13890,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::PlaylistItemOverridesCreate>
         for PlaylistItemOverridesCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PlaylistItemOverridesCreate) -> Self {
                 Self {
                     description: Ok(value.description),
@@ -13462,6 +13920,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PlaylistItemOverridesUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     description: Ok(Default::default()),
@@ -13512,6 +13971,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PlaylistItemOverridesUpdate>
         for super::PlaylistItemOverridesUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PlaylistItemOverridesUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13546,6 +14006,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::PlaylistItemOverridesUpdate>
         for PlaylistItemOverridesUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PlaylistItemOverridesUpdate) -> Self {
                 Self {
                     description: Ok(value.description),
@@ -13577,6 +14038,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PlaylistItems {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     playlist_description: Ok(Default::default()),
@@ -13629,6 +14091,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PlaylistItems> for super::PlaylistItems {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PlaylistItems,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13673,6 +14136,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PlaylistItems> for PlaylistItems {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PlaylistItems) -> Self {
                 Self {
                     playlist_description: Ok(value.playlist_description),
@@ -13700,6 +14164,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PolicyCondition {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     operand: Ok(Default::default()),
@@ -13738,6 +14203,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PolicyCondition> for super::PolicyCondition {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PolicyCondition,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13761,6 +14227,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PolicyCondition> for PolicyCondition {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PolicyCondition) -> Self {
                 Self {
                     operand: Ok(value.operand),
@@ -13815,6 +14282,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Poster {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -13918,6 +14386,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Poster> for super::Poster {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Poster,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -13992,6 +14461,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Poster> for Poster {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Poster) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -14015,6 +14485,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PosterBulkCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     requests: ::std::result::Result::Err(
@@ -14035,6 +14506,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PosterBulkCreate> for super::PosterBulkCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PosterBulkCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14051,6 +14523,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PosterBulkCreate> for PosterBulkCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PosterBulkCreate) -> Self {
                 Self {
                     requests: Ok(value.requests),
@@ -14086,6 +14559,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PosterCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -14158,6 +14632,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PosterCreate> for super::PosterCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PosterCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14216,6 +14691,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PosterCreate> for PosterCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PosterCreate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -14238,6 +14714,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for PosterList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -14258,6 +14735,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<PosterList> for super::PosterList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PosterList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14275,6 +14753,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::PosterList> for PosterList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PosterList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -14287,6 +14766,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PosterOrder {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     order: ::std::result::Result::Err(
@@ -14307,6 +14787,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PosterOrder> for super::PosterOrder {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PosterOrder,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14323,6 +14804,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PosterOrder> for PosterOrder {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PosterOrder) -> Self {
                 Self { order: Ok(value.order) }
             }
@@ -14359,6 +14841,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PosterUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -14433,6 +14916,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PosterUpdate> for super::PosterUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: PosterUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14491,6 +14975,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PosterUpdate> for PosterUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::PosterUpdate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -14517,6 +15002,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for RegisteredId {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     id: Ok(Default::default()),
@@ -14548,6 +15034,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<RegisteredId> for super::RegisteredId {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: RegisteredId,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14565,6 +15052,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::RegisteredId> for RegisteredId {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::RegisteredId) -> Self {
                 Self {
                     id: Ok(value.id),
@@ -14586,6 +15074,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for RegisteredItem {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     id: Ok(Default::default()),
@@ -14615,6 +15104,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<RegisteredItem> for super::RegisteredItem {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: RegisteredItem,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14632,6 +15122,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::RegisteredItem> for RegisteredItem {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::RegisteredItem) -> Self {
                 Self {
                     id: Ok(value.id),
@@ -14649,6 +15140,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for RegisteredName {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     name: Ok(Default::default()),
@@ -14669,6 +15161,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<RegisteredName> for super::RegisteredName {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: RegisteredName,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14686,6 +15179,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::RegisteredName> for RegisteredName {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::RegisteredName) -> Self {
                 Self { name: Ok(value.name) }
             }
@@ -14698,6 +15192,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for RevokedAudienceAdd {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     revoked_audience: ::std::result::Result::Err(
@@ -14718,6 +15213,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<RevokedAudienceAdd> for super::RevokedAudienceAdd {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: RevokedAudienceAdd,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14734,6 +15230,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::RevokedAudienceAdd> for RevokedAudienceAdd {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::RevokedAudienceAdd) -> Self {
                 Self {
                     revoked_audience: Ok(value.revoked_audience),
@@ -14762,6 +15259,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ScopeCondition {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     operand: Ok(Default::default()),
@@ -14811,6 +15309,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ScopeCondition> for super::ScopeCondition {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ScopeCondition,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -14840,6 +15339,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ScopeCondition> for ScopeCondition {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ScopeCondition) -> Self {
                 Self {
                     operand: Ok(value.operand),
@@ -14895,6 +15395,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Site {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     access_denial_timeout: Ok(Default::default()),
@@ -15005,6 +15506,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Site> for super::Site {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Site,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15079,6 +15581,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Site> for Site {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Site) -> Self {
                 Self {
                     access_denial_timeout: Ok(value.access_denial_timeout),
@@ -15148,6 +15651,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for SiteAuthentication {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     client_id: Ok(Default::default()),
@@ -15271,6 +15775,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SiteAuthentication> for super::SiteAuthentication {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: SiteAuthentication,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15355,6 +15860,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SiteAuthentication> for SiteAuthentication {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::SiteAuthentication) -> Self {
                 Self {
                     client_id: Ok(value.client_id),
@@ -15482,6 +15988,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for SiteConfigurations {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     authentication: Ok(Default::default()),
@@ -15760,6 +16267,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SiteConfigurations> for super::SiteConfigurations {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: SiteConfigurations,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -15914,6 +16422,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SiteConfigurations> for SiteConfigurations {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::SiteConfigurations) -> Self {
                 Self {
                     authentication: Ok(value.authentication),
@@ -15987,6 +16496,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for SiteExposedMetadata {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     category: Ok(Default::default()),
@@ -16084,6 +16594,7 @@ pub mod types {
         impl ::std::convert::TryFrom<SiteExposedMetadata>
         for super::SiteExposedMetadata {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: SiteExposedMetadata,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -16153,6 +16664,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SiteExposedMetadata> for SiteExposedMetadata {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::SiteExposedMetadata) -> Self {
                 Self {
                     category: Ok(value.category),
@@ -16177,6 +16689,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for SiteList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -16197,6 +16710,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SiteList> for super::SiteList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: SiteList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -16214,6 +16728,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SiteList> for SiteList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::SiteList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -16256,6 +16771,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for SslCertificate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     common_name: Ok(Default::default()),
@@ -16345,6 +16861,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SslCertificate> for super::SslCertificate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: SslCertificate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -16409,6 +16926,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SslCertificate> for SslCertificate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::SslCertificate) -> Self {
                 Self {
                     common_name: Ok(value.common_name),
@@ -16516,6 +17034,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Stream {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     audio_bitrate: Ok(Default::default()),
@@ -16727,6 +17246,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Stream> for super::Stream {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Stream,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -16861,6 +17381,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Stream> for Stream {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Stream) -> Self {
                 Self {
                     audio_bitrate: Ok(value.audio_bitrate),
@@ -16896,6 +17417,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for StreamBulkCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     requests: ::std::result::Result::Err(
@@ -16916,6 +17438,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<StreamBulkCreate> for super::StreamBulkCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamBulkCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -16932,6 +17455,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::StreamBulkCreate> for StreamBulkCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamBulkCreate) -> Self {
                 Self {
                     requests: Ok(value.requests),
@@ -17013,6 +17537,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for StreamCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     audio_bitrate: Ok(Default::default()),
@@ -17210,6 +17735,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<StreamCreate> for super::StreamCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -17333,6 +17859,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::StreamCreate> for StreamCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamCreate) -> Self {
                 Self {
                     audio_bitrate: Ok(value.audio_bitrate),
@@ -17368,6 +17895,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -17388,6 +17916,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamList> for super::StreamList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -17405,6 +17934,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamList> for StreamList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -17423,6 +17953,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamSelection {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     key: Ok(Default::default()),
@@ -17452,6 +17983,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamSelection> for super::StreamSelection {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamSelection,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -17469,6 +18001,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamSelection> for StreamSelection {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamSelection) -> Self {
                 Self {
                     key: Ok(value.key),
@@ -17506,6 +18039,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamSet {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -17571,6 +18105,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamSet> for super::StreamSet {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamSet,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -17625,6 +18160,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamSet> for StreamSet {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamSet) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -17656,6 +18192,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for StreamSetCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     distribution_id: Ok(Default::default()),
@@ -17704,6 +18241,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<StreamSetCreate> for super::StreamSetCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamSetCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -17737,6 +18275,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::StreamSetCreate> for StreamSetCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamSetCreate) -> Self {
                 Self {
                     distribution_id: Ok(value.distribution_id),
@@ -17756,6 +18295,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamSetList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -17776,6 +18316,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamSetList> for super::StreamSetList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamSetList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -17793,6 +18334,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamSetList> for StreamSetList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamSetList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -17807,6 +18349,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamSetRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     name: Ok(Default::default()),
@@ -17828,6 +18371,7 @@ pub mod types {
         impl ::std::convert::TryFrom<StreamSetRegistration>
         for super::StreamSetRegistration {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamSetRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -17846,6 +18390,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamSetRegistration>
         for StreamSetRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamSetRegistration) -> Self {
                 Self { name: Ok(value.name) }
             }
@@ -17866,6 +18411,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for StreamSetUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     distribution_id: Ok(Default::default()),
@@ -17904,6 +18450,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<StreamSetUpdate> for super::StreamSetUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamSetUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -17930,6 +18477,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::StreamSetUpdate> for StreamSetUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamSetUpdate) -> Self {
                 Self {
                     distribution_id: Ok(value.distribution_id),
@@ -18022,6 +18570,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for StreamUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     audio_bitrate: Ok(Default::default()),
@@ -18215,6 +18764,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<StreamUpdate> for super::StreamUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18338,6 +18888,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::StreamUpdate> for StreamUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamUpdate) -> Self {
                 Self {
                     audio_bitrate: Ok(value.audio_bitrate),
@@ -18405,6 +18956,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamingPolicy {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     created_at: Ok(Default::default()),
@@ -18499,6 +19051,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamingPolicy> for super::StreamingPolicy {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamingPolicy,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18568,6 +19121,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamingPolicy> for StreamingPolicy {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamingPolicy) -> Self {
                 Self {
                     created_at: Ok(value.created_at),
@@ -18592,6 +19146,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamingPolicyList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -18613,6 +19168,7 @@ pub mod types {
         impl ::std::convert::TryFrom<StreamingPolicyList>
         for super::StreamingPolicyList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamingPolicyList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18630,6 +19186,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamingPolicyList> for StreamingPolicyList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamingPolicyList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -18648,6 +19205,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for StreamingRule {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     conditions: Ok(Default::default()),
@@ -18680,6 +19238,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<StreamingRule> for super::StreamingRule {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: StreamingRule,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18697,6 +19256,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::StreamingRule> for StreamingRule {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::StreamingRule) -> Self {
                 Self {
                     conditions: Ok(value.conditions),
@@ -18742,6 +19302,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for Subtitle {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -18825,6 +19386,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<Subtitle> for super::Subtitle {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Subtitle,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18889,6 +19451,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::Subtitle> for Subtitle {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Subtitle) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -18910,6 +19473,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for SubtitleBulkCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     requests: ::std::result::Result::Err(
@@ -18930,6 +19494,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<SubtitleBulkCreate> for super::SubtitleBulkCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: SubtitleBulkCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -18946,6 +19511,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::SubtitleBulkCreate> for SubtitleBulkCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::SubtitleBulkCreate) -> Self {
                 Self {
                     requests: Ok(value.requests),
@@ -18973,6 +19539,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for SubtitleCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -19029,6 +19596,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<SubtitleCreate> for super::SubtitleCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: SubtitleCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19065,6 +19633,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::SubtitleCreate> for SubtitleCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::SubtitleCreate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -19085,6 +19654,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for SubtitleList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -19105,6 +19675,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<SubtitleList> for super::SubtitleList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: SubtitleList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19122,6 +19693,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::SubtitleList> for SubtitleList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::SubtitleList) -> Self {
                 Self { data: Ok(value.data) }
             }
@@ -19150,6 +19722,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for SubtitleUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     content: Ok(Default::default()),
@@ -19204,6 +19777,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<SubtitleUpdate> for super::SubtitleUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: SubtitleUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19240,6 +19814,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::SubtitleUpdate> for SubtitleUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::SubtitleUpdate) -> Self {
                 Self {
                     content: Ok(value.content),
@@ -19262,6 +19837,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for Tag {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     key: Ok(Default::default()),
@@ -19289,6 +19865,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<Tag> for super::Tag {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: Tag,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19305,6 +19882,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::Tag> for Tag {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::Tag) -> Self {
                 Self {
                     key: Ok(value.key),
@@ -19338,6 +19916,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for UserContentScope {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     categories: Ok(Default::default()),
@@ -19402,6 +19981,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<UserContentScope> for super::UserContentScope {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: UserContentScope,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19445,6 +20025,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::UserContentScope> for UserContentScope {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::UserContentScope) -> Self {
                 Self {
                     categories: Ok(value.categories),
@@ -19505,6 +20086,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ViewingPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     access_denial_timeout: Ok(Default::default()),
@@ -19622,6 +20204,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ViewingPage> for super::ViewingPage {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ViewingPage,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19701,6 +20284,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ViewingPage> for ViewingPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ViewingPage) -> Self {
                 Self {
                     access_denial_timeout: Ok(value.access_denial_timeout),
@@ -19750,6 +20334,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ViewingPageCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     access_denial_timeout: Ok(Default::default()),
@@ -19840,6 +20425,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ViewingPageCreate> for super::ViewingPageCreate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ViewingPageCreate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -19903,6 +20489,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ViewingPageCreate> for ViewingPageCreate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ViewingPageCreate) -> Self {
                 Self {
                     access_denial_timeout: Ok(value.access_denial_timeout),
@@ -19938,6 +20525,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ViewingPageList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     current_page: Ok(Default::default()),
@@ -19985,6 +20573,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::TryFrom<ViewingPageList> for super::ViewingPageList {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ViewingPageList,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -20014,6 +20603,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ViewingPageList> for ViewingPageList {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ViewingPageList) -> Self {
                 Self {
                     current_page: Ok(value.current_page),
@@ -20037,6 +20627,7 @@ pub mod types {
         }
         #[cfg(feature = "builders")]
         impl ::std::default::Default for ViewingPageRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     id: Ok(Default::default()),
@@ -20067,6 +20658,7 @@ pub mod types {
         impl ::std::convert::TryFrom<ViewingPageRegistration>
         for super::ViewingPageRegistration {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ViewingPageRegistration,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -20085,6 +20677,7 @@ pub mod types {
         #[cfg(feature = "builders")]
         impl ::std::convert::From<super::ViewingPageRegistration>
         for ViewingPageRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ViewingPageRegistration) -> Self {
                 Self {
                     id: Ok(value.id),
@@ -20120,6 +20713,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ViewingPageUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn default() -> Self {
                 Self {
                     access_denial_timeout: Ok(Default::default()),
@@ -20192,6 +20786,7 @@ pub mod types {
                 self
             }
             ///Sends `access_denial_timeout` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_access_denial_timeout(mut self) -> Self {
                 self.access_denial_timeout = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -20199,6 +20794,7 @@ pub mod types {
                 self
             }
             ///Sends `max_simultaneous_viewers` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_max_simultaneous_viewers(mut self) -> Self {
                 self.max_simultaneous_viewers = ::std::result::Result::Ok(
                     ::vidplat_core::Patch::Clear,
@@ -20206,6 +20802,7 @@ pub mod types {
                 self
             }
             ///Sends `site_id` as `null`: the server clears it.
+            #[cfg_attr(not(feature = "by-name"), inline)]
             pub fn clear_site_id(mut self) -> Self {
                 self.site_id = ::std::result::Result::Ok(::vidplat_core::Patch::Clear);
                 self
@@ -20213,6 +20810,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ViewingPageUpdate> for super::ViewingPageUpdate {
             type Error = ::vidplat_core::Refusal;
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn try_from(
                 value: ViewingPageUpdate,
             ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -20266,6 +20864,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ViewingPageUpdate> for ViewingPageUpdate {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: super::ViewingPageUpdate) -> Self {
                 Self {
                     access_denial_timeout: Ok(value.access_denial_timeout),
@@ -20279,6 +20878,7 @@ pub mod types {
         }
         /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
         impl ::std::fmt::Debug for PageAuthentication {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct("PageAuthentication")
                     .field("masthead", &self.masthead)
@@ -20295,6 +20895,7 @@ pub mod types {
         /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
         #[cfg(feature = "builders")]
         impl ::std::fmt::Debug for SiteAuthentication {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct("SiteAuthentication")
                     .field("client_id", &self.client_id)
@@ -20321,6 +20922,7 @@ pub mod types {
         /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
         #[cfg(feature = "builders")]
         impl ::std::fmt::Debug for ViewingPage {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct("ViewingPage")
                     .field("access_denial_timeout", &self.access_denial_timeout)
@@ -20343,6 +20945,7 @@ pub mod types {
         /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
         #[cfg(feature = "builders")]
         impl ::std::fmt::Debug for ViewingPageRegistration {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.debug_struct("ViewingPageRegistration")
                     .field("id", &self.id)
@@ -20372,49 +20975,63 @@ pub mod types {
         {
             T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn content_create_encode_status() -> crate::types::EncodeStatus {
             ::serde_json::from_str::<crate::types::EncodeStatus>("\"NONE\"").unwrap()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn content_create_status() -> crate::types::ContentStatus {
             ::serde_json::from_str::<crate::types::ContentStatus>("\"PUBLIC\"").unwrap()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn content_create_type() -> crate::types::ContentType {
             ::serde_json::from_str::<crate::types::ContentType>("\"VOD\"").unwrap()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn content_poster_create_format() -> crate::types::PosterFormat {
             ::serde_json::from_str::<crate::types::PosterFormat>("\"UNKNOWN\"").unwrap()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn content_stream_create_playback_rate() -> f64 {
             1_f64
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn content_stream_create_status() -> crate::types::StreamStatus {
             ::serde_json::from_str::<crate::types::StreamStatus>("\"COMPLETED\"")
                 .unwrap()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn content_subtitle_create_format() -> crate::types::SubtitleFormat {
             ::serde_json::from_str::<crate::types::SubtitleFormat>("\"UNKNOWN\"")
                 .unwrap()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn content_subtitle_create_language() -> super::LanguageCode {
             super::LanguageCode("ja".to_string())
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn poster_create_format() -> crate::types::PosterFormat {
             ::serde_json::from_str::<crate::types::PosterFormat>("\"UNKNOWN\"").unwrap()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn stream_create_playback_rate() -> f64 {
             1_f64
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn stream_create_status() -> crate::types::StreamStatus {
             ::serde_json::from_str::<crate::types::StreamStatus>("\"COMPLETED\"")
                 .unwrap()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn subtitle_create_format() -> crate::types::SubtitleFormat {
             ::serde_json::from_str::<crate::types::SubtitleFormat>("\"UNKNOWN\"")
                 .unwrap()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn subtitle_create_language() -> super::LanguageCode {
             super::LanguageCode("ja".to_string())
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub(super) fn viewing_page_create_status() -> crate::types::PageStatus {
             ::serde_json::from_str::<crate::types::PageStatus>("\"PUBLIC\"").unwrap()
         }
@@ -20425,6 +21042,7 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -20433,6 +21051,7 @@ pub mod types {
             }
         }
         impl ::std::fmt::Debug for ConversionError {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn fmt(
                 &self,
                 f: &mut ::std::fmt::Formatter<'_>,
@@ -20441,11 +21060,13 @@ pub mod types {
             }
         }
         impl From<&'static str> for ConversionError {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: &'static str) -> Self {
                 Self(value.into())
             }
         }
         impl From<String> for ConversionError {
+            #[cfg_attr(not(feature = "by-name"), inline)]
             fn from(value: String) -> Self {
                 Self(value.into())
             }
@@ -20453,6 +21074,7 @@ pub mod types {
     }
     /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
     impl ::std::fmt::Debug for PageAuthentication {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.debug_struct("PageAuthentication")
                 .field("masthead", &self.masthead)
@@ -20465,6 +21087,7 @@ pub mod types {
     }
     /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
     impl ::std::fmt::Debug for SiteAuthentication {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.debug_struct("SiteAuthentication")
                 .field("client_id", &self.client_id)
@@ -20487,6 +21110,7 @@ pub mod types {
     }
     /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
     impl ::std::fmt::Debug for ViewingPage {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.debug_struct("ViewingPage")
                 .field("access_denial_timeout", &self.access_denial_timeout)
@@ -20505,6 +21129,7 @@ pub mod types {
     }
     /// Secret members (`x-secret` in the YAML) print as `[redacted]`.
     impl ::std::fmt::Debug for ViewingPageRegistration {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.debug_struct("ViewingPageRegistration")
                 .field("id", &self.id)
@@ -20669,6 +21294,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = BulkRegistration;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20723,6 +21349,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Category;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20851,6 +21478,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20908,6 +21536,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -20960,6 +21589,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryParent;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21036,6 +21666,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryRegistration;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21107,6 +21738,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryStatistics;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21222,6 +21854,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CategoryUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21281,6 +21914,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Chapter;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21386,6 +22020,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ChapterCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21491,6 +22126,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ChapterUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -21596,6 +22232,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Content;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22119,6 +22756,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22616,6 +23254,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentDocumentCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22765,6 +23404,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -22870,6 +23510,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentPosterCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23046,6 +23687,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentRegistration;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23172,6 +23814,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentScope;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23263,6 +23906,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentStatistics;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23317,6 +23961,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentStreamCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23721,6 +24366,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentStreamSetCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23831,6 +24477,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentSubtitleCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -23970,6 +24617,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentSummary;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24416,6 +25064,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ContentUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24806,6 +25455,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CtaActions;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -24919,6 +25569,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = CtaCardOption;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25003,6 +25654,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DeliveryVolume;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25079,6 +25731,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Document;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25266,6 +25919,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DocumentBulkCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25325,6 +25979,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DocumentCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25450,6 +26105,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DocumentList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25502,6 +26158,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = DocumentUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25629,6 +26286,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Error;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25700,6 +26358,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ForwardPolicy;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25859,6 +26518,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ForwardPolicyList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -25913,6 +26573,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ForwardRule;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26023,6 +26684,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Label;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26133,6 +26795,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = LabelCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26190,6 +26853,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = LabelList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26242,6 +26906,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = LabelUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26301,6 +26966,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PageAuthentication;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26419,6 +27085,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PageConfigurations;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26816,6 +27483,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PageExposedMetadata;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -26963,6 +27631,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PageFooter;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27030,6 +27699,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlayInformation;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27389,6 +28059,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlayPosterSlideshow;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27456,6 +28127,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlayStream;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27684,6 +28356,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItem;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27870,6 +28543,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItemOverrides;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -27971,6 +28645,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItemOverridesCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28072,6 +28747,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItemOverridesUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28173,6 +28849,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PlaylistItems;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28278,6 +28955,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PolicyCondition;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28371,6 +29049,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Poster;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28589,6 +29268,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterBulkCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28648,6 +29328,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28805,6 +29486,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28857,6 +29539,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterOrder;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -28916,6 +29599,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = PosterUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29085,6 +29769,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = RegisteredId;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29152,6 +29837,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = RegisteredItem;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29228,6 +29914,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = RegisteredName;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29287,6 +29974,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = RevokedAudienceAdd;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29346,6 +30034,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ScopeCondition;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29447,6 +30136,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Site;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29654,6 +30344,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SiteAuthentication;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -29891,6 +30582,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SiteConfigurations;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -30357,6 +31049,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SiteExposedMetadata;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -30538,6 +31231,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SiteList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -30590,6 +31284,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SslCertificate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -30759,6 +31454,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Stream;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31128,6 +31824,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamBulkCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31187,6 +31884,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31570,6 +32268,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31622,6 +32321,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSelection;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31698,6 +32398,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSet;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31839,6 +32540,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSetCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -31954,6 +32656,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSetList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32008,6 +32711,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSetRegistration;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32067,6 +32771,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamSetUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32160,6 +32865,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32563,6 +33269,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamingPolicy;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32753,6 +33460,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamingPolicyList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32807,6 +33515,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = StreamingRule;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -32873,6 +33582,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Subtitle;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33055,6 +33765,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SubtitleBulkCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33114,6 +33825,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SubtitleCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33229,6 +33941,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SubtitleList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33281,6 +33994,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = SubtitleUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33408,6 +34122,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = Tag;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33481,6 +34196,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = UserContentScope;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33584,6 +34300,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPage;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33804,6 +34521,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPageCreate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -33977,6 +34695,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPageList;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -34082,6 +34801,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPageRegistration;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -34153,6 +34873,7 @@ pub mod types {
             struct Read;
             impl<'de> ::serde::de::Visitor<'de> for Read {
                 type Value = ViewingPageUpdate;
+                #[cfg_attr(not(feature = "by-name"), inline)]
                 fn expecting(
                     &self,
                     formatter: &mut ::std::fmt::Formatter<'_>,
@@ -34405,155 +35126,194 @@ pub mod types {
     }
     impl vidplat_core::Paged for CategoryList {
         type Item = Category;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for ContentList {
         type Item = ContentSummary;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl vidplat_core::Paged for DocumentList {
         type Item = Document;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for ForwardPolicyList {
         type Item = ForwardPolicy;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for LabelList {
         type Item = Label;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for PosterList {
         type Item = Poster;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for SiteList {
         type Item = Site;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for StreamList {
         type Item = Stream;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for StreamSetList {
         type Item = StreamSet;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for StreamingPolicyList {
         type Item = StreamingPolicy;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for SubtitleList {
         type Item = Subtitle;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
     }
     impl vidplat_core::Paged for ViewingPageList {
         type Item = ViewingPage;
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_items(self) -> ::std::vec::Vec<Self::Item> {
             self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn items(&self) -> &[Self::Item] {
             &self.data
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn len(&self) -> usize {
             self.data.len()
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn truncated(&self) -> ::std::option::Option<bool> {
             self.truncated
         }
     }
     impl ::vidplat_core::FromText for Base64File {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34562,6 +35322,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for CategoryName {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34570,6 +35331,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentCreateDescription {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34578,6 +35340,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentCreatePresentationDocumentName {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34586,6 +35349,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentCreatePrimaryPosterName {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34594,6 +35358,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentCreateSeekPreviewUrl {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34602,6 +35367,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentName {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34610,6 +35376,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentUpdateDescription {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34618,6 +35385,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ContentUpdateSeekPreviewUrl {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34626,6 +35394,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for DocumentFilename {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34634,6 +35403,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for DocumentType {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34642,6 +35412,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for FileUrl {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34650,6 +35421,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for GetCategoryStatistics {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34658,6 +35430,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for GetPlayInformationSs {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34666,6 +35439,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for GetPlayInformationXVmsClientCountry {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34674,6 +35448,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for GetPlayInformationXVmsClientReferer {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34682,6 +35457,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for GetPlayInformationXVmsUserAgent {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34690,6 +35466,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for LabelName {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34698,6 +35475,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for LanguageCode {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34706,6 +35484,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListCategoriesStatistics {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34714,6 +35493,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListContentsQuery {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34722,6 +35502,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListContentsSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34730,6 +35511,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListViewingPagesContent {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34738,6 +35520,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListViewingPagesPlaylist {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34746,6 +35529,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListViewingPagesQuery {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34754,6 +35538,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for ListViewingPagesSort {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34762,6 +35547,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for OriginDomainName {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34770,6 +35556,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for PlaylistName {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34778,6 +35565,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for RevokedAudienceAddRevokedAudience {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34786,6 +35574,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for StoragePath {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34794,6 +35583,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for StreamSetName {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34802,6 +35592,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for Title {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -34810,6 +35601,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::FromText for TrackLabel {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from_text(
             text: &str,
         ) -> ::std::result::Result<Self, ::vidplat_core::Refusal> {
@@ -35029,18 +35821,21 @@ pub mod types {
     );
     impl CategoryUpdate {
         ///The `CategoryUpdate` that keeps everything a `Category` as read holds: change what you need, then send it. A value the server returned that breaks one of `CategoryUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder_from(read: &Category) -> builder::CategoryUpdate {
             builder::CategoryUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Category> for builder::CategoryUpdate {
         ///The `CategoryUpdate` that keeps everything a `Category` as read holds: change what you need, then send it. A value the server returned that breaks one of `CategoryUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &Category) -> Self {
             Self::default().name(&value.name)
         }
     }
     impl ::vidplat_core::IntoOptional<ChapterUpdate>
     for &::std::option::Option<Chapter> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_optional(
             self,
         ) -> ::std::result::Result<
@@ -35053,6 +35848,7 @@ pub mod types {
         }
     }
     impl ::vidplat_core::IntoValue<ChapterUpdate> for &Chapter {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_value(
             self,
         ) -> ::std::result::Result<ChapterUpdate, ::vidplat_core::Refusal> {
@@ -35061,6 +35857,7 @@ pub mod types {
     }
     impl ::std::convert::From<&Chapter> for builder::ChapterUpdate {
         ///The `ChapterUpdate` that keeps everything a `Chapter` as read holds: change what you need, then send it. A value the server returned that breaks one of `ChapterUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &Chapter) -> Self {
             Self::default()
                 .data(::std::clone::Clone::clone(&value.data))
@@ -35071,6 +35868,7 @@ pub mod types {
     }
     impl ::vidplat_core::IntoOptional<PlaylistItemOverridesUpdate>
     for &::std::option::Option<PlaylistItemOverrides> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_optional(
             self,
         ) -> ::std::result::Result<
@@ -35086,6 +35884,7 @@ pub mod types {
     }
     impl ::vidplat_core::IntoValue<PlaylistItemOverridesUpdate>
     for &PlaylistItemOverrides {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn into_value(
             self,
         ) -> ::std::result::Result<
@@ -35100,6 +35899,7 @@ pub mod types {
     impl ::std::convert::From<&PlaylistItemOverrides>
     for builder::PlaylistItemOverridesUpdate {
         ///The `PlaylistItemOverridesUpdate` that keeps everything a `PlaylistItemOverrides` as read holds: change what you need, then send it. A value the server returned that breaks one of `PlaylistItemOverridesUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &PlaylistItemOverrides) -> Self {
             Self::default()
                 .description(::std::clone::Clone::clone(&value.description))
@@ -35110,12 +35910,14 @@ pub mod types {
     }
     impl ContentUpdate {
         ///The `ContentUpdate` that keeps everything a `Content` as read holds: change what you need, then send it. A value the server returned that breaks one of `ContentUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder_from(read: &Content) -> builder::ContentUpdate {
             builder::ContentUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Content> for builder::ContentUpdate {
         ///The `ContentUpdate` that keeps everything a `Content` as read holds: change what you need, then send it. A value the server returned that breaks one of `ContentUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &Content) -> Self {
             Self::default()
                 .category_id(&value.category_id)
@@ -35142,12 +35944,14 @@ pub mod types {
     }
     impl DocumentUpdate {
         ///The `DocumentUpdate` that keeps everything a `Document` as read holds: change what you need, then send it. A value the server returned that breaks one of `DocumentUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder_from(read: &Document) -> builder::DocumentUpdate {
             builder::DocumentUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Document> for builder::DocumentUpdate {
         ///The `DocumentUpdate` that keeps everything a `Document` as read holds: change what you need, then send it. A value the server returned that breaks one of `DocumentUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &Document) -> Self {
             Self::default()
                 .content(&value.content)
@@ -35159,12 +35963,14 @@ pub mod types {
     }
     impl PosterUpdate {
         ///The `PosterUpdate` that keeps everything a `Poster` as read holds: change what you need, then send it. A value the server returned that breaks one of `PosterUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder_from(read: &Poster) -> builder::PosterUpdate {
             builder::PosterUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Poster> for builder::PosterUpdate {
         ///The `PosterUpdate` that keeps everything a `Poster` as read holds: change what you need, then send it. A value the server returned that breaks one of `PosterUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &Poster) -> Self {
             Self::default()
                 .content(&value.content)
@@ -35178,12 +35984,14 @@ pub mod types {
     }
     impl StreamSetUpdate {
         ///The `StreamSetUpdate` that keeps everything a `StreamSet` as read holds: change what you need, then send it. A value the server returned that breaks one of `StreamSetUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder_from(read: &StreamSet) -> builder::StreamSetUpdate {
             builder::StreamSetUpdate::from(read)
         }
     }
     impl ::std::convert::From<&StreamSet> for builder::StreamSetUpdate {
         ///The `StreamSetUpdate` that keeps everything a `StreamSet` as read holds: change what you need, then send it. A value the server returned that breaks one of `StreamSetUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &StreamSet) -> Self {
             Self::default()
                 .distribution_id(&value.distribution_id)
@@ -35193,12 +36001,14 @@ pub mod types {
     }
     impl StreamUpdate {
         ///The `StreamUpdate` that keeps everything a `Stream` as read holds: change what you need, then send it. A value the server returned that breaks one of `StreamUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder_from(read: &Stream) -> builder::StreamUpdate {
             builder::StreamUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Stream> for builder::StreamUpdate {
         ///The `StreamUpdate` that keeps everything a `Stream` as read holds: change what you need, then send it. A value the server returned that breaks one of `StreamUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &Stream) -> Self {
             Self::default()
                 .audio_bitrate(::std::clone::Clone::clone(&value.audio_bitrate))
@@ -35224,12 +36034,14 @@ pub mod types {
     }
     impl SubtitleUpdate {
         ///The `SubtitleUpdate` that keeps everything a `Subtitle` as read holds: change what you need, then send it. A value the server returned that breaks one of `SubtitleUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder_from(read: &Subtitle) -> builder::SubtitleUpdate {
             builder::SubtitleUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Subtitle> for builder::SubtitleUpdate {
         ///The `SubtitleUpdate` that keeps everything a `Subtitle` as read holds: change what you need, then send it. A value the server returned that breaks one of `SubtitleUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &Subtitle) -> Self {
             Self::default()
                 .content(&value.content)
@@ -35241,12 +36053,14 @@ pub mod types {
     }
     impl ViewingPageUpdate {
         ///The `ViewingPageUpdate` that keeps everything a `ViewingPage` as read holds: change what you need, then send it. A value the server returned that breaks one of `ViewingPageUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder_from(read: &ViewingPage) -> builder::ViewingPageUpdate {
             builder::ViewingPageUpdate::from(read)
         }
     }
     impl ::std::convert::From<&ViewingPage> for builder::ViewingPageUpdate {
         ///The `ViewingPageUpdate` that keeps everything a `ViewingPage` as read holds: change what you need, then send it. A value the server returned that breaks one of `ViewingPageUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &ViewingPage) -> Self {
             Self::default()
                 .access_denial_timeout(
@@ -35263,12 +36077,14 @@ pub mod types {
     }
     impl LabelUpdate {
         ///The `LabelUpdate` that keeps everything a `Label` as read holds: change what you need, then send it. A value the server returned that breaks one of `LabelUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn builder_from(read: &Label) -> builder::LabelUpdate {
             builder::LabelUpdate::from(read)
         }
     }
     impl ::std::convert::From<&Label> for builder::LabelUpdate {
         ///The `LabelUpdate` that keeps everything a `Label` as read holds: change what you need, then send it. A value the server returned that breaks one of `LabelUpdate`'s rules is refused when the body is built.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn from(value: &Label) -> Self {
             Self::default().name(&value.name)
         }
@@ -35289,6 +36105,7 @@ let response = client.list_categories()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_categories(&self) -> builder::ListCategories<'_> {
         builder::ListCategories::new(self)
     }
@@ -35310,6 +36127,7 @@ let response = client.register_category()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_category(&self) -> builder::RegisterCategory<'_> {
         builder::RegisterCategory::new(self)
     }
@@ -35329,6 +36147,7 @@ let response = client.get_category()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_category(&self) -> builder::GetCategory<'_> {
         builder::GetCategory::new(self)
     }
@@ -35346,6 +36165,7 @@ let response = client.delete_category()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_category(&self) -> builder::DeleteCategory<'_> {
         builder::DeleteCategory::new(self)
     }
@@ -35369,6 +36189,7 @@ let response = client.update_category()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn update_category(&self) -> builder::UpdateCategory<'_> {
         builder::UpdateCategory::new(self)
     }
@@ -35383,6 +36204,7 @@ let response = client.list_forward_policies()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_forward_policies(&self) -> builder::ListForwardPolicies<'_> {
         builder::ListForwardPolicies::new(self)
     }
@@ -35400,6 +36222,7 @@ let response = client.get_forward_policy()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_forward_policy(&self) -> builder::GetForwardPolicy<'_> {
         builder::GetForwardPolicy::new(self)
     }
@@ -35433,6 +36256,7 @@ let response = client.list_contents()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_contents(&self) -> builder::ListContents<'_> {
         builder::ListContents::new(self)
     }
@@ -35450,6 +36274,7 @@ let response = client.register_content()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_content(&self) -> builder::RegisterContent<'_> {
         builder::RegisterContent::new(self)
     }
@@ -35467,6 +36292,7 @@ let response = client.get_content()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_content(&self) -> builder::GetContent<'_> {
         builder::GetContent::new(self)
     }
@@ -35484,6 +36310,7 @@ let response = client.delete_content()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_content(&self) -> builder::DeleteContent<'_> {
         builder::DeleteContent::new(self)
     }
@@ -35512,6 +36339,7 @@ let response = client.update_content()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn update_content(&self) -> builder::UpdateContent<'_> {
         builder::UpdateContent::new(self)
     }
@@ -35529,6 +36357,7 @@ let response = client.list_documents()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_documents(&self) -> builder::ListDocuments<'_> {
         builder::ListDocuments::new(self)
     }
@@ -35550,6 +36379,7 @@ let response = client.register_document()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_document(&self) -> builder::RegisterDocument<'_> {
         builder::RegisterDocument::new(self)
     }
@@ -35571,6 +36401,7 @@ let response = client.register_documents_bulk()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_documents_bulk(&self) -> builder::RegisterDocumentsBulk<'_> {
         builder::RegisterDocumentsBulk::new(self)
     }
@@ -35590,6 +36421,7 @@ let response = client.get_document()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_document(&self) -> builder::GetDocument<'_> {
         builder::GetDocument::new(self)
     }
@@ -35609,6 +36441,7 @@ let response = client.delete_document()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_document(&self) -> builder::DeleteDocument<'_> {
         builder::DeleteDocument::new(self)
     }
@@ -35637,6 +36470,7 @@ let response = client.update_document()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn update_document(&self) -> builder::UpdateDocument<'_> {
         builder::UpdateDocument::new(self)
     }
@@ -35668,6 +36502,7 @@ let response = client.get_play_information()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_play_information(&self) -> builder::GetPlayInformation<'_> {
         builder::GetPlayInformation::new(self)
     }
@@ -35685,6 +36520,7 @@ let response = client.list_posters()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_posters(&self) -> builder::ListPosters<'_> {
         builder::ListPosters::new(self)
     }
@@ -35706,6 +36542,7 @@ let response = client.register_poster()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_poster(&self) -> builder::RegisterPoster<'_> {
         builder::RegisterPoster::new(self)
     }
@@ -35727,6 +36564,7 @@ let response = client.register_posters_bulk()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_posters_bulk(&self) -> builder::RegisterPostersBulk<'_> {
         builder::RegisterPostersBulk::new(self)
     }
@@ -35748,6 +36586,7 @@ let response = client.reorder_posters()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn reorder_posters(&self) -> builder::ReorderPosters<'_> {
         builder::ReorderPosters::new(self)
     }
@@ -35767,6 +36606,7 @@ let response = client.get_poster()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_poster(&self) -> builder::GetPoster<'_> {
         builder::GetPoster::new(self)
     }
@@ -35786,6 +36626,7 @@ let response = client.delete_poster()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_poster(&self) -> builder::DeletePoster<'_> {
         builder::DeletePoster::new(self)
     }
@@ -35815,6 +36656,7 @@ let response = client.update_poster()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn update_poster(&self) -> builder::UpdatePoster<'_> {
         builder::UpdatePoster::new(self)
     }
@@ -35838,6 +36680,7 @@ let response = client.get_content_statistics()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_content_statistics(&self) -> builder::GetContentStatistics<'_> {
         builder::GetContentStatistics::new(self)
     }
@@ -35855,6 +36698,7 @@ let response = client.list_stream_sets()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_stream_sets(&self) -> builder::ListStreamSets<'_> {
         builder::ListStreamSets::new(self)
     }
@@ -35876,6 +36720,7 @@ let response = client.register_stream_set()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_stream_set(&self) -> builder::RegisterStreamSet<'_> {
         builder::RegisterStreamSet::new(self)
     }
@@ -35895,6 +36740,7 @@ let response = client.get_stream_set()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_stream_set(&self) -> builder::GetStreamSet<'_> {
         builder::GetStreamSet::new(self)
     }
@@ -35914,6 +36760,7 @@ let response = client.delete_stream_set()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_stream_set(&self) -> builder::DeleteStreamSet<'_> {
         builder::DeleteStreamSet::new(self)
     }
@@ -35943,6 +36790,7 @@ let response = client.update_stream_set()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn update_stream_set(&self) -> builder::UpdateStreamSet<'_> {
         builder::UpdateStreamSet::new(self)
     }
@@ -35960,6 +36808,7 @@ let response = client.list_streams()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_streams(&self) -> builder::ListStreams<'_> {
         builder::ListStreams::new(self)
     }
@@ -35981,6 +36830,7 @@ let response = client.register_stream()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_stream(&self) -> builder::RegisterStream<'_> {
         builder::RegisterStream::new(self)
     }
@@ -36002,6 +36852,7 @@ let response = client.register_streams_bulk()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_streams_bulk(&self) -> builder::RegisterStreamsBulk<'_> {
         builder::RegisterStreamsBulk::new(self)
     }
@@ -36021,6 +36872,7 @@ let response = client.get_stream()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_stream(&self) -> builder::GetStream<'_> {
         builder::GetStream::new(self)
     }
@@ -36040,6 +36892,7 @@ let response = client.delete_stream()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_stream(&self) -> builder::DeleteStream<'_> {
         builder::DeleteStream::new(self)
     }
@@ -36067,6 +36920,7 @@ let response = client.update_stream()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn update_stream(&self) -> builder::UpdateStream<'_> {
         builder::UpdateStream::new(self)
     }
@@ -36084,6 +36938,7 @@ let response = client.list_subtitles()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_subtitles(&self) -> builder::ListSubtitles<'_> {
         builder::ListSubtitles::new(self)
     }
@@ -36105,6 +36960,7 @@ let response = client.register_subtitle()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_subtitle(&self) -> builder::RegisterSubtitle<'_> {
         builder::RegisterSubtitle::new(self)
     }
@@ -36126,6 +36982,7 @@ let response = client.register_subtitles_bulk()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_subtitles_bulk(&self) -> builder::RegisterSubtitlesBulk<'_> {
         builder::RegisterSubtitlesBulk::new(self)
     }
@@ -36145,6 +37002,7 @@ let response = client.get_subtitle()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_subtitle(&self) -> builder::GetSubtitle<'_> {
         builder::GetSubtitle::new(self)
     }
@@ -36164,6 +37022,7 @@ let response = client.delete_subtitle()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_subtitle(&self) -> builder::DeleteSubtitle<'_> {
         builder::DeleteSubtitle::new(self)
     }
@@ -36192,6 +37051,7 @@ let response = client.update_subtitle()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn update_subtitle(&self) -> builder::UpdateSubtitle<'_> {
         builder::UpdateSubtitle::new(self)
     }
@@ -36221,6 +37081,7 @@ let response = client.list_viewing_pages()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_viewing_pages(&self) -> builder::ListViewingPages<'_> {
         builder::ListViewingPages::new(self)
     }
@@ -36240,6 +37101,7 @@ let response = client.register_viewing_page()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_viewing_page(&self) -> builder::RegisterViewingPage<'_> {
         builder::RegisterViewingPage::new(self)
     }
@@ -36257,6 +37119,7 @@ let response = client.get_viewing_page()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_viewing_page(&self) -> builder::GetViewingPage<'_> {
         builder::GetViewingPage::new(self)
     }
@@ -36274,6 +37137,7 @@ let response = client.delete_viewing_page()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_viewing_page(&self) -> builder::DeleteViewingPage<'_> {
         builder::DeleteViewingPage::new(self)
     }
@@ -36301,6 +37165,7 @@ let response = client.update_viewing_page()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn update_viewing_page(&self) -> builder::UpdateViewingPage<'_> {
         builder::UpdateViewingPage::new(self)
     }
@@ -36322,6 +37187,7 @@ let response = client.add_revoked_audience()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn add_revoked_audience(&self) -> builder::AddRevokedAudience<'_> {
         builder::AddRevokedAudience::new(self)
     }
@@ -36336,6 +37202,7 @@ let response = client.list_labels()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_labels(&self) -> builder::ListLabels<'_> {
         builder::ListLabels::new(self)
     }
@@ -36353,6 +37220,7 @@ let response = client.register_label()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn register_label(&self) -> builder::RegisterLabel<'_> {
         builder::RegisterLabel::new(self)
     }
@@ -36370,6 +37238,7 @@ let response = client.get_label()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_label(&self) -> builder::GetLabel<'_> {
         builder::GetLabel::new(self)
     }
@@ -36387,6 +37256,7 @@ let response = client.delete_label()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn delete_label(&self) -> builder::DeleteLabel<'_> {
         builder::DeleteLabel::new(self)
     }
@@ -36408,6 +37278,7 @@ let response = client.update_label()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn update_label(&self) -> builder::UpdateLabel<'_> {
         builder::UpdateLabel::new(self)
     }
@@ -36427,6 +37298,7 @@ let response = client.get_playlist_items()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_playlist_items(&self) -> builder::GetPlaylistItems<'_> {
         builder::GetPlaylistItems::new(self)
     }
@@ -36441,6 +37313,7 @@ let response = client.list_sites()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_sites(&self) -> builder::ListSites<'_> {
         builder::ListSites::new(self)
     }
@@ -36458,6 +37331,7 @@ let response = client.get_site()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_site(&self) -> builder::GetSite<'_> {
         builder::GetSite::new(self)
     }
@@ -36472,6 +37346,7 @@ let response = client.list_streaming_policies()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn list_streaming_policies(&self) -> builder::ListStreamingPolicies<'_> {
         builder::ListStreamingPolicies::new(self)
     }
@@ -36489,6 +37364,7 @@ let response = client.get_streaming_policy()
     .send()
     .await;
 ```*/
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn get_streaming_policy(&self) -> builder::GetStreamingPolicy<'_> {
         builder::GetStreamingPolicy::new(self)
     }
@@ -36518,14 +37394,17 @@ impl Client {
     /// A client sending every call through `runtime`, which is built from
     /// this crate's [`operations::TABLE`] (a call with a runtime of another
     /// service is refused, not sent).
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn new(runtime: ::vidplat_core::Runtime) -> Self {
         Self { runtime }
     }
     /// The runtime every call of this client goes through.
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn runtime(&self) -> &::vidplat_core::Runtime {
         &self.runtime
     }
     /// The base URL, without a trailing `/`.
+    #[cfg_attr(not(feature = "by-name"), inline)]
     pub fn baseurl(&self) -> &str {
         self.runtime.base_url()
     }
@@ -36545,6 +37424,7 @@ pub mod builder {
     }
     impl<'a> ListCategories<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -36622,6 +37502,7 @@ pub mod builder {
     }
     impl<'a> RegisterCategory<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -36723,6 +37604,7 @@ pub mod builder {
     }
     impl<'a> DeleteCategory<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -36797,6 +37679,7 @@ pub mod builder {
     }
     impl<'a> GetCategory<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -36897,6 +37780,7 @@ pub mod builder {
     }
     impl<'a> UpdateCategory<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37015,6 +37899,7 @@ pub mod builder {
     }
     impl<'a> ListForwardPolicies<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -37066,6 +37951,7 @@ pub mod builder {
     }
     impl<'a> GetForwardPolicy<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37171,6 +38057,7 @@ pub mod builder {
     }
     impl<'a> ListContents<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37404,6 +38291,7 @@ pub mod builder {
     }
     impl<'a> RegisterContent<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37489,6 +38377,7 @@ pub mod builder {
     }
     impl<'a> DeleteContent<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37565,6 +38454,7 @@ pub mod builder {
     }
     impl<'a> GetContent<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37645,6 +38535,7 @@ pub mod builder {
     }
     impl<'a> UpdateContent<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37750,6 +38641,7 @@ pub mod builder {
     }
     impl<'a> ListDocuments<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37830,6 +38722,7 @@ pub mod builder {
     }
     impl<'a> RegisterDocument<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -37939,6 +38832,7 @@ pub mod builder {
     }
     impl<'a> RegisterDocumentsBulk<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38045,6 +38939,7 @@ pub mod builder {
     }
     impl<'a> DeleteDocument<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38140,6 +39035,7 @@ pub mod builder {
     }
     impl<'a> GetDocument<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38239,6 +39135,7 @@ pub mod builder {
     }
     impl<'a> UpdateDocument<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38390,6 +39287,7 @@ pub mod builder {
     }
     impl<'a> GetPlayInformation<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38618,6 +39516,7 @@ pub mod builder {
     }
     impl<'a> ListPosters<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38698,6 +39597,7 @@ pub mod builder {
     }
     impl<'a> RegisterPoster<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38807,6 +39707,7 @@ pub mod builder {
     }
     impl<'a> RegisterPostersBulk<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -38916,6 +39817,7 @@ pub mod builder {
     }
     impl<'a> ReorderPosters<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39022,6 +39924,7 @@ pub mod builder {
     }
     impl<'a> DeletePoster<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39117,6 +40020,7 @@ pub mod builder {
     }
     impl<'a> GetPoster<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39216,6 +40120,7 @@ pub mod builder {
     }
     impl<'a> UpdatePoster<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39351,6 +40256,7 @@ pub mod builder {
     }
     impl<'a> GetContentStatistics<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39477,6 +40383,7 @@ pub mod builder {
     }
     impl<'a> ListStreamSets<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39557,6 +40464,7 @@ pub mod builder {
     }
     impl<'a> RegisterStreamSet<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39663,6 +40571,7 @@ pub mod builder {
     }
     impl<'a> DeleteStreamSet<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39758,6 +40667,7 @@ pub mod builder {
     }
     impl<'a> GetStreamSet<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39857,6 +40767,7 @@ pub mod builder {
     }
     impl<'a> UpdateStreamSet<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -39980,6 +40891,7 @@ pub mod builder {
     }
     impl<'a> ListStreams<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40060,6 +40972,7 @@ pub mod builder {
     }
     impl<'a> RegisterStream<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40169,6 +41082,7 @@ pub mod builder {
     }
     impl<'a> RegisterStreamsBulk<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40275,6 +41189,7 @@ pub mod builder {
     }
     impl<'a> DeleteStream<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40370,6 +41285,7 @@ pub mod builder {
     }
     impl<'a> GetStream<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40469,6 +41385,7 @@ pub mod builder {
     }
     impl<'a> UpdateStream<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40592,6 +41509,7 @@ pub mod builder {
     }
     impl<'a> ListSubtitles<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40672,6 +41590,7 @@ pub mod builder {
     }
     impl<'a> RegisterSubtitle<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40781,6 +41700,7 @@ pub mod builder {
     }
     impl<'a> RegisterSubtitlesBulk<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40887,6 +41807,7 @@ pub mod builder {
     }
     impl<'a> DeleteSubtitle<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -40982,6 +41903,7 @@ pub mod builder {
     }
     impl<'a> GetSubtitle<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41081,6 +42003,7 @@ pub mod builder {
     }
     impl<'a> UpdateSubtitle<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41231,6 +42154,7 @@ pub mod builder {
     }
     impl<'a> ListViewingPages<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41409,6 +42333,7 @@ pub mod builder {
     }
     impl<'a> RegisterViewingPage<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41494,6 +42419,7 @@ pub mod builder {
     }
     impl<'a> DeleteViewingPage<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41564,6 +42490,7 @@ pub mod builder {
     }
     impl<'a> GetViewingPage<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41638,6 +42565,7 @@ pub mod builder {
     }
     impl<'a> UpdateViewingPage<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41745,6 +42673,7 @@ pub mod builder {
     }
     impl<'a> AddRevokedAudience<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41847,6 +42776,7 @@ pub mod builder {
     }
     impl<'a> ListLabels<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -41901,6 +42831,7 @@ pub mod builder {
     }
     impl<'a> RegisterLabel<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -41986,6 +42917,7 @@ pub mod builder {
     }
     impl<'a> DeleteLabel<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42056,6 +42988,7 @@ pub mod builder {
     }
     impl<'a> GetLabel<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42130,6 +43063,7 @@ pub mod builder {
     }
     impl<'a> UpdateLabel<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42240,6 +43174,7 @@ pub mod builder {
     }
     impl<'a> GetPlaylistItems<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42331,6 +43266,7 @@ pub mod builder {
     }
     impl<'a> ListSites<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -42382,6 +43318,7 @@ pub mod builder {
     }
     impl<'a> GetSite<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42451,6 +43388,7 @@ pub mod builder {
     }
     impl<'a> ListStreamingPolicies<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
@@ -42502,6 +43440,7 @@ pub mod builder {
     }
     impl<'a> GetStreamingPolicy<'a> {
         /// A builder with nothing set.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client,
@@ -42826,11 +43765,13 @@ pub mod builder {
         )
     }
     impl<'a> ::vidplat_core::Paginated for ListContents<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_number(
                 ::vidplat_core::__private::paging_field(&self.page),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -42842,11 +43783,13 @@ pub mod builder {
         }
     }
     impl<'a> ::vidplat_core::Paginated for ListViewingPages<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn first(&self) -> ::vidplat_core::PagePosition {
             ::vidplat_core::__private::first_number(
                 ::vidplat_core::__private::paging_field(&self.page),
             )
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn at(
             self,
             position: ::vidplat_core::PagePosition,
@@ -42859,15 +43802,18 @@ pub mod builder {
     }
     impl<'a> GetContentStatistics<'a> {
         /// Sets the period: `start` and `end` to its first and last day.
+        #[cfg_attr(not(feature = "by-name"), inline)]
         pub fn period(self, period: ::vidplat_core::Period) -> Self {
             self.start(::vidplat_core::Date::from(period.first()))
                 .end(::vidplat_core::Date::from(period.last()))
         }
     }
     impl<'a> ::vidplat_core::ReportPeriod for GetContentStatistics<'a> {
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn with_period(self, period: ::vidplat_core::Period) -> Self {
             self.period(period)
         }
+        #[cfg_attr(not(feature = "by-name"), inline)]
         fn runtime(&self) -> &::vidplat_core::Runtime {
             self.client.runtime()
         }

@@ -279,7 +279,6 @@ fn builder(op: &Operation) -> Result<TokenStream> {
                 refusals.or(builder)
             }
             #[doc = #send_doc]
-            #[cfg_attr(not(feature = "by-name"), inline)]
             pub async fn send(self) -> ::std::result::Result<::vidplat_core::Response<#success>, ::vidplat_core::CallFailure> {
                 ::vidplat_core::send_operation(self, ::std::option::Option::None).await
             }
@@ -288,10 +287,6 @@ fn builder(op: &Operation) -> Result<TokenStream> {
         impl<'a> ::vidplat_core::Operation for #name<'a> {
             const META: &'static ::vidplat_core::OperationMeta = &super::operations::ALL[#index];
             type Success = #success;
-            // Compiled where it is called, so a program compiles only the
-            // operations it sends (docs/decisions/0012); with `by-name`,
-            // where every operation is called, in this crate once.
-            #[cfg_attr(not(feature = "by-name"), inline)]
             fn prepare(self) -> ::std::result::Result<::vidplat_core::Prepared<#success>, ::vidplat_core::CallFailure> {
                 let Self { client, #(#names),* } = self;
                 client

@@ -15,6 +15,7 @@ mod reads;
 pub mod refusals;
 mod schemars;
 mod secrets;
+mod where_sent;
 
 use anyhow::{bail, Context, Result};
 use expect::Expect;
@@ -91,6 +92,16 @@ pub const PASSES: [Pass; 10] = [
         expect: reads::expect,
     },
 ];
+
+/// The last pass, over everything written: progenitor's output after the
+/// passes above, and the generator's own builders, table and methods.
+pub const LAST: Pass = Pass {
+    name: "where_sent",
+    does:
+        "every function written that is not generic is #[inline] without `by-name`: compiled in the crate that sends it",
+    run: where_sent::run,
+    expect: where_sent::expect,
+};
 
 /// Runs every pass of `PASSES` on `file` but those `without` names: (name,
 /// sites changed) for each.
