@@ -5,6 +5,7 @@
 //! module using an ancestor's items (`super::…`, `crate::…` of the root) is
 //! nesting, not a cycle.
 
+use crate::codegen::syntax::cfg_feature;
 use anyhow::{Context, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -115,23 +116,8 @@ pub fn feature_gates(src: &Path) -> Result<BTreeMap<String, String>> {
     let mut gates = BTreeMap::new();
     for item in &file.items {
         let syn::Item::Mod(module) = item else { continue };
-        for attr in &module.attrs {
-            let syn::Meta::List(list) = &attr.meta else { continue };
-            if !list.path.is_ident("cfg") {
-                continue;
-            }
-            if let Ok(syn::Meta::NameValue(gate)) = list.parse_args::<syn::Meta>() {
-                if let (
-                    true,
-                    syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Str(name),
-                        ..
-                    }),
-                ) = (gate.path.is_ident("feature"), &gate.value)
-                {
-                    gates.insert(module.ident.to_string(), name.value());
-                }
-            }
+        if let Some(feature) = module.attrs.iter().find_map(cfg_feature) {
+            gates.insert(module.ident.to_string(), feature);
         }
     }
     Ok(gates)
@@ -206,6 +192,17 @@ fn has_cfg(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|attr| attr.path().is_ident("cfg"))
 }
 
+/// Keeps the members of `list` that carry no `cfg`.
+fn retain_unconditional<T, P: Default>(
+    list: &mut syn::punctuated::Punctuated<T, P>,
+    attrs: impl Fn(&T) -> &Vec<syn::Attribute>,
+) {
+    *list = std::mem::take(list)
+        .into_iter()
+        .filter(|member| !has_cfg(attrs(member)))
+        .collect();
+}
+
 impl VisitMut for WithoutCfg {
     fn visit_file_mut(&mut self, file: &mut syn::File) {
         file.items.retain(|item| !has_cfg(item_attrs(item)));
@@ -230,10 +227,7 @@ impl VisitMut for WithoutCfg {
     }
 
     fn visit_fields_named_mut(&mut self, fields: &mut syn::FieldsNamed) {
-        fields.named = std::mem::take(&mut fields.named)
-            .into_iter()
-            .filter(|field| !has_cfg(&field.attrs))
-            .collect();
+        retain_unconditional(&mut fields.named, |field| &field.attrs);
         syn::visit_mut::visit_fields_named_mut(self, fields);
     }
 
@@ -248,10 +242,7 @@ impl VisitMut for WithoutCfg {
     }
 
     fn visit_expr_struct_mut(&mut self, expr: &mut syn::ExprStruct) {
-        expr.fields = std::mem::take(&mut expr.fields)
-            .into_iter()
-            .filter(|field| !has_cfg(&field.attrs))
-            .collect();
+        retain_unconditional(&mut expr.fields, |field| &field.attrs);
         syn::visit_mut::visit_expr_struct_mut(self, expr);
     }
 

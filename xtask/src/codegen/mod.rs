@@ -24,7 +24,7 @@ mod items;
 mod model;
 mod passes;
 mod spec;
-mod syntax;
+pub mod syntax;
 
 use crate::services::{repo_root, Service, SERVICES};
 use anyhow::{anyhow, bail, Context, Result};

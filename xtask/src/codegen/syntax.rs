@@ -193,6 +193,37 @@ pub fn replace_skip_serializing_if(attrs: &mut [syn::Attribute], with: Option<&s
     Ok(found)
 }
 
+/// The feature of `#[cfg(feature = "x")]`; `None` for any other attribute
+/// (a `cfg` of another form included).
+pub fn cfg_feature(attr: &syn::Attribute) -> Option<String> {
+    if !attr.path().is_ident("cfg") {
+        return None;
+    }
+    match attr.parse_args::<syn::Meta>().ok()? {
+        syn::Meta::NameValue(gate) if gate.path.is_ident("feature") => match gate.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(name),
+                ..
+            }) => Some(name.value()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `#[inline]`, whether written as is or behind a `cfg_attr`.
+pub fn says_inline(attr: &syn::Attribute) -> bool {
+    if attr.path().is_ident("inline") {
+        return true;
+    }
+    if !attr.path().is_ident("cfg_attr") {
+        return false;
+    }
+    let parser = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
+    attr.parse_args_with(parser)
+        .is_ok_and(|metas| metas.iter().skip(1).any(|meta| meta.path().is_ident("inline")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

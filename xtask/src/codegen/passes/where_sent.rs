@@ -9,6 +9,7 @@
 //! client crate. Record docs/decisions/0012 gives its paired figure.
 
 use crate::codegen::passes::expect::Expect;
+use crate::codegen::syntax::{cfg_feature, says_inline};
 use anyhow::Result;
 use serde_json::Value;
 use syn::visit_mut::VisitMut;
@@ -59,13 +60,10 @@ impl VisitMut for Mark {
     }
 }
 
-/// `#[inline]` in any form already, or a `cfg` naming `by-name` (the
-/// function exists only where the attribute would be absent).
+/// `#[inline]` in any form already, or compiled only with `by-name` (where
+/// the attribute would be absent).
 fn says_inline_or_by_name(attr: &syn::Attribute) -> bool {
-    let text = quote::ToTokens::to_token_stream(attr).to_string();
-    attr.path().is_ident("inline")
-        || (attr.path().is_ident("cfg_attr") && text.contains("inline"))
-        || (attr.path().is_ident("cfg") && text.contains("by-name"))
+    says_inline(attr) || cfg_feature(attr).is_some_and(|feature| feature == "by-name")
 }
 
 /// `impl Trait` in argument position makes a function generic.
