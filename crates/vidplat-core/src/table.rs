@@ -616,6 +616,7 @@ mod routing_tests {
     };
 
     #[test]
+    #[cfg(feature = "by-name")]
     fn an_update_keeps_from_a_read_what_its_body_names_and_the_change_wins() {
         let body = RequestBody {
             json: true,
