@@ -177,7 +177,8 @@ async fn main() -> Result<(), String> {
 
 /// `--export`: one report, a day a chunk, into CSV files; `shared`: the
 /// state in Redis, split with the other workers. Prints `exported <rows>
-/// <calls> <paused> <chunks done> <chunks left to others>`.
+/// <calls> <paused> <chunks done> <chunks left to others>`, after
+/// `paused <why>` if it paused.
 async fn export(
     analytics: &vidplat::analytics::Client,
     report: &str,
@@ -196,6 +197,9 @@ async fn export(
         None => export.run(files).await,
     }
     .map_err(|e| e.to_string())?;
+    if let Some(pause) = &summary.paused {
+        println!("paused {pause}");
+    }
     println!(
         "exported {} {} {} {} {}",
         summary.rows,
