@@ -613,7 +613,7 @@ impl RedisQuota {
                 GRANTED => {
                     ticket.store = None;
                     return Ok(Ok(if limited {
-                        RedisLease::start(self.clone(), token)
+                        RedisLease::start(self.clone(), token, window)
                     } else {
                         RedisLease::none()
                     }));
@@ -712,28 +712,41 @@ impl RedisQuota {
             .await;
     }
 
-    /// Gives the slot of `token` back if it still holds it (compare-and-delete); 1 if it did.
-    pub(crate) async fn release(&self, token: &str) -> Result<i64, RedisError> {
+    /// Gives the slot of `token` back if it still holds it (compare-and-delete);
+    /// 1 if it did. Either way its call ended now: it counts in the window
+    /// (`window` long) from now.
+    pub(crate) async fn release(&self, token: &str, window: Duration) -> Result<i64, RedisError> {
         let k = &self.inner.keys;
         self.run(
             &RELEASE,
-            &[k.leases.as_str()],
-            &[token.to_owned(), k.channel.clone()],
+            &[k.leases.as_str(), k.window.as_str()],
+            &[token.to_owned(), k.channel.clone(), self.window_life(window)],
             None,
         )
         .await
     }
 
-    /// Extends the lease of `token` if it still holds one; 1 if it did.
-    pub(crate) async fn renew(&self, token: &str) -> Result<i64, RedisError> {
+    /// Extends the lease of `token` if it still holds one, and its place in the
+    /// window with it; 1 if it did.
+    pub(crate) async fn renew(&self, token: &str, window: Duration) -> Result<i64, RedisError> {
         let k = &self.inner.keys;
         self.run(
             &RENEW,
-            &[k.leases.as_str()],
-            &[token.to_owned(), millis(self.inner.settings.lease).to_string()],
+            &[k.leases.as_str(), k.window.as_str()],
+            &[
+                token.to_owned(),
+                millis(self.inner.settings.lease).to_string(),
+                self.window_life(window),
+            ],
             None,
         )
         .await
+    }
+
+    /// How long the window's key outlives its last change: a call in flight
+    /// counts until its lease ends, then a window more.
+    fn window_life(&self, window: Duration) -> String {
+        (millis(window.saturating_add(self.inner.settings.lease)) * 2).to_string()
     }
 }
 
@@ -769,7 +782,16 @@ fn millis(d: Duration) -> u64 {
 /// A slot lease held in Redis while one attempt is in flight: renewed in the
 /// background, released (compare-and-delete) when dropped.
 pub(crate) struct RedisLease {
-    held: Option<(RedisQuota, String, JoinHandle<()>)>,
+    held: Option<Held>,
+}
+
+/// A lease in force: its call counts in the window until `end`.
+struct Held {
+    store: RedisQuota,
+    token: String,
+    /// The window the call counts in after it ends (with the safety margin).
+    window: Duration,
+    renewer: JoinHandle<()>,
 }
 
 impl fmt::Debug for RedisLease {
@@ -785,7 +807,7 @@ impl RedisLease {
         Self { held: None }
     }
 
-    fn start(store: RedisQuota, token: String) -> Self {
+    fn start(store: RedisQuota, token: String, window: Duration) -> Self {
         let every = (store.inner.settings.lease / 3).max(Duration::from_millis(10));
         let renewer = {
             let store = store.clone();
@@ -794,14 +816,19 @@ impl RedisLease {
                 loop {
                     tokio::time::sleep(every).await;
                     // Lost (expired, or Redis gone): nothing left to renew.
-                    if !matches!(store.renew(&token).await, Ok(1)) {
+                    if !matches!(store.renew(&token, window).await, Ok(1)) {
                         break;
                     }
                 }
             })
         };
         Self {
-            held: Some((store, token, renewer)),
+            held: Some(Held {
+                store,
+                token,
+                window,
+                renewer,
+            }),
         }
     }
 
@@ -809,27 +836,31 @@ impl RedisLease {
     /// command timeout), so a process that ends right after its call leaves
     /// the slot free. Dropping a lease releases it in the background instead.
     pub(crate) async fn release(mut self) {
-        if let Some((store, token, renewer)) = self.held.take() {
-            renewer.abort();
-            if let Err(e) = store.release(&token).await {
-                tracing::warn!(
-                    "could not release the analytics slot in Redis ({e}); it frees itself when its lease expires"
-                );
-            }
+        if let Some(held) = self.held.take() {
+            held.end().await;
+        }
+    }
+}
+
+impl Held {
+    /// Stops renewing, then gives the slot back with the call's end.
+    async fn end(self) {
+        self.renewer.abort();
+        if let Err(e) = self.store.release(&self.token, self.window).await {
+            tracing::warn!(
+                "could not release the analytics slot in Redis ({e}); it frees itself when its lease expires, \
+                 and its call counts in the window until then"
+            );
         }
     }
 }
 
 impl Drop for RedisLease {
     fn drop(&mut self) {
-        if let Some((store, token, renewer)) = self.held.take() {
-            renewer.abort();
+        if let Some(held) = self.held.take() {
+            held.renewer.abort();
             if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                runtime.spawn(async move {
-                    if let Err(e) = store.release(&token).await {
-                        tracing::warn!("could not release the analytics slot in Redis ({e}); it frees itself when its lease expires");
-                    }
-                });
+                runtime.spawn(held.end());
             }
         }
     }
@@ -1020,16 +1051,19 @@ if redis.call('ZCARD', KEYS[1]) >= concurrency then
   return {2, tonumber(first[2]) - now, used, 0}
 end
 
+-- A call counts until a window after its end (see the end's ZADD below).
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
-if redis.call('ZCARD', KEYS[2]) >= calls then
-  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  return {4, tonumber(oldest[2]) + window - now, used, 0}
+local in_window = redis.call('ZCARD', KEYS[2])
+if in_window >= calls then
+  local frees = redis.call('ZRANGE', KEYS[2], in_window - calls, in_window - calls, 'WITHSCORES')
+  return {4, tonumber(frees[2]) + window - now, used, 0}
 end
 
 redis.call('ZADD', KEYS[1], now + lease, token)
 redis.call('PEXPIRE', KEYS[1], lease * 2)
-redis.call('ZADD', KEYS[2], now, token)
-redis.call('PEXPIRE', KEYS[2], window * 2)
+-- In the window until its end: the lease's, until its release says when.
+redis.call('ZADD', KEYS[2], now + lease, token)
+redis.call('PEXPIRE', KEYS[2], (window + lease) * 2)
 used = redis.call('HINCRBY', KEYS[6], month, 1)
 redis.call('EXPIRE', KEYS[6], 100 * 86400)
 if queue then
@@ -1070,10 +1104,17 @@ return {held, recent}
     )
 });
 
-/// KEYS: leases. ARGV: token, channel. Compare-and-delete, then wake the waiters.
+/// KEYS: leases, window. ARGV: token, channel, the window key's life ms.
+/// The call's end is now, in the window whether or not its lease was still
+/// held; then compare-and-delete the lease, and wake the waiters.
 static RELEASE: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
     LuaScript::new(
         r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if redis.call('ZADD', KEYS[2], 'XX', 'CH', now, ARGV[1]) == 1 then
+  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
+end
 local removed = redis.call('ZREM', KEYS[1], ARGV[1])
 if removed == 1 then
   redis.call('PUBLISH', ARGV[2], 'released')
@@ -1083,7 +1124,8 @@ return removed
     )
 });
 
-/// KEYS: leases. ARGV: token, lease ms. Extends only a lease the token still holds.
+/// KEYS: leases, window. ARGV: token, lease ms, the window key's life ms.
+/// Extends only a lease the token still holds, and the call's place in the window with it.
 static RENEW: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
     LuaScript::new(
         r#"
@@ -1093,8 +1135,11 @@ local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not expiry or tonumber(expiry) <= now then
   return 0
 end
-redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+local until_ms = now + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], 'XX', until_ms, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
+redis.call('ZADD', KEYS[2], 'XX', until_ms, ARGV[1])
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
 return 1
 "#,
     )

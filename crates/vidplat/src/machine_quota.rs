@@ -3,6 +3,9 @@
 //! a file of the user's state directory, changed under a file lock; the
 //! one-at-a-time slot a lock on a slot file, which the kernel drops when its
 //! holder ends, however it ends (a killed holder's slot frees itself).
+//! A call counts in the window from its turn until a window after it ends
+//! (as in memory: see `vidplat_core::QuotaLimiter`); a call whose holder
+//! ended without saying so ends when a turn finds its slot let go.
 //!
 //! One store per account and service: the file's name comes from the
 //! analytics base URL and the account (its login ID, or a fingerprint of the
@@ -21,7 +24,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -67,9 +70,19 @@ struct Counts {
     /// Calls counted this month.
     #[serde(default)]
     used: u64,
-    /// Start times of the calls in the window, in milliseconds since the Unix epoch.
+    /// End times of the calls that ended in the window, in milliseconds since the Unix epoch.
     #[serde(default)]
     window: Vec<u64>,
+    /// Calls that took a turn and have not ended: each counts in the window.
+    #[serde(default)]
+    running: Vec<Running>,
+}
+
+/// A call in flight: the slot it holds, and the mark its holder wrote in the slot's file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Running {
+    slot: u32,
+    mark: u64,
 }
 
 impl MachineQuota {
@@ -134,14 +147,27 @@ impl From<MachineQuota> for vidplat_core::QuotaStore {
     }
 }
 
-/// The slot of one call in flight: the lock on its slot file, dropped with it.
+/// The slot of one call in flight: the lock on its slot file. Released, the
+/// call's end is stamped in the window, then the lock is let go; dropped,
+/// the lock goes at once and the next turn stamps the end.
 #[derive(Debug)]
-struct SlotLease(#[allow(dead_code)] File);
+struct SlotLease {
+    files: Arc<Files>,
+    run: Running,
+    _lock: File,
+}
 
 impl Lease for SlotLease {
     fn release(self: Box<Self>) -> StoreFuture<'static, ()> {
-        drop(self);
-        Box::pin(std::future::ready(()))
+        Box::pin(async move {
+            let ended = self
+                .files
+                .with_counts(|counts| (counts.end(self.run, now_millis()), true))
+                .await;
+            if let Err(unavailable) = ended {
+                tracing::warn!("analytics quota: {unavailable}; the next turn stamps the call's end");
+            }
+        })
     }
 }
 
@@ -188,18 +214,37 @@ impl Files {
         }
     }
 
-    /// A free slot now, if there is one.
-    fn try_slot(&self, slots: u32) -> Result<Option<File>, StoreUnavailable> {
+    /// A free slot now, if there is one: locked, with `mark` written in its
+    /// file (which call holds it).
+    fn try_slot(&self, slots: u32, mark: u64) -> Result<Option<(File, u32)>, StoreUnavailable> {
         for index in 0..slots.max(1) {
             let path = self.slot_path(index);
-            let file = Self::open(&path)?;
+            let mut file = Self::open(&path)?;
             match file.try_lock() {
-                Ok(()) => return Ok(Some(file)),
+                Ok(()) => {
+                    file.set_len(0)
+                        .and_then(|()| file.write_all(&mark.to_le_bytes()))
+                        .map_err(|e| unavailable("writing", &path, e))?;
+                    return Ok(Some((file, index)));
+                }
                 Err(TryLockError::WouldBlock) => {}
                 Err(TryLockError::Error(e)) => return Err(unavailable("locking", &path, e)),
             }
         }
         Ok(None)
+    }
+
+    /// Whether `run`'s holder still holds its slot: the slot is locked and
+    /// its file carries the run's mark (a later holder writes its own).
+    fn still_held(&self, run: Running) -> bool {
+        let path = self.slot_path(run.slot);
+        let Ok(file) = File::open(&path) else { return false };
+        if !matches!(file.try_lock(), Err(TryLockError::WouldBlock)) {
+            return false;
+        }
+        let mut mark = [0u8; 8];
+        let read = (&file).take(8).read_exact(&mut mark);
+        read.is_ok() && u64::from_le_bytes(mark) == run.mark
     }
 
     /// Slots held now, by any process (this one's included): of the slot
@@ -300,36 +345,54 @@ enum Decision {
 impl Counts {
     /// Forgets the calls out of the window (and any the clock puts in the
     /// future past one window: another clock's, or a hand-made file), and the
-    /// count of another month.
-    fn tidy(&mut self, now: u64, window: u64) {
+    /// count of another month. A running call whose holder let its slot go
+    /// without saying so ends now.
+    fn tidy(&mut self, now: u64, window: u64, still_held: impl Fn(Running) -> bool) {
         let month = month_of(now);
         if self.month != month {
             self.month = month;
             self.used = 0;
         }
+        let before = self.running.len();
+        self.running.retain(|&run| still_held(run));
+        let ended_unsaid = before - self.running.len();
+        self.window.extend(std::iter::repeat_n(now, ended_unsaid));
         self.window
             .retain(|&at| now.saturating_sub(at) < window && at <= now.saturating_add(window));
         self.window.sort_unstable();
     }
 
-    fn take(&mut self, config: &QuotaConfig, limited: bool) -> Decision {
+    /// Takes a turn for a call that holds `run`'s slot (`None`: a call that
+    /// counts only against the month).
+    fn take(&mut self, config: &QuotaConfig, run: Option<Running>, still_held: impl Fn(Running) -> bool) -> Decision {
         let now = now_millis();
         let window = millis(config.window.saturating_add(config.safety_margin));
-        self.tidy(now, window);
+        self.tidy(now, window, still_held);
         if self.used >= config.per_month {
             return Decision::MonthSpent;
         }
         let capacity = usize::try_from(config.calls_per_window.max(1)).unwrap_or(usize::MAX);
-        if limited && self.window.len() >= capacity {
-            let oldest = self.window[self.window.len() - capacity];
-            let left = window.saturating_sub(now.saturating_sub(oldest)).max(1);
-            return Decision::Full(Duration::from_millis(left));
+        let in_window = self.window.len() + self.running.len();
+        if run.is_some() && in_window >= capacity {
+            // Running calls filling the window end when they end: look again soon.
+            let left = self
+                .window
+                .get(in_window - capacity)
+                .map_or(millis(POLL), |&ended| window.saturating_sub(now.saturating_sub(ended)));
+            return Decision::Full(Duration::from_millis(left.max(1)));
         }
         self.used += 1;
-        if limited {
+        self.running.extend(run);
+        Decision::Counted(self.used)
+    }
+
+    /// `run`'s call ended at `now`.
+    fn end(&mut self, run: Running, now: u64) {
+        let before = self.running.len();
+        self.running.retain(|&other| other != run);
+        if self.running.len() < before {
             self.window.push(now);
         }
-        Decision::Counted(self.used)
     }
 }
 
@@ -348,10 +411,11 @@ impl SharedQuota for MachineQuota {
                     .is_some_and(|at| Instant::now().checked_add(wait).is_none_or(|end| end > at))
             };
             // The slot first (held through a wait for the window, as the in-memory limiter does).
+            let mark = fastrand::u64(..);
             let slot = if turn.rate_limited {
                 loop {
-                    if let Some(file) = files.try_slot(turn.config.concurrency)? {
-                        break Some(file);
+                    if let Some(slot) = files.try_slot(turn.config.concurrency, mark)? {
+                        break Some(slot);
                     }
                     if !turn.wait || past(POLL) {
                         return refusal(Quota::Concurrency, None);
@@ -363,10 +427,11 @@ impl SharedQuota for MachineQuota {
             } else {
                 None
             };
+            let run = slot.as_ref().map(|&(_, slot)| Running { slot, mark });
             loop {
                 let decision = files
                     .with_counts(|counts| {
-                        let decision = counts.take(turn.config, turn.rate_limited);
+                        let decision = counts.take(turn.config, run, |run| files.still_held(run));
                         let counted = matches!(decision, Decision::Counted(_));
                         (decision, counted)
                     })
@@ -374,9 +439,13 @@ impl SharedQuota for MachineQuota {
                 match decision {
                     Decision::Counted(used) => {
                         (turn.saw_month)(used);
-                        return Ok(Ok(match slot {
-                            Some(file) => Box::new(SlotLease(file)) as Box<dyn Lease>,
-                            None => Box::new(NoSlot),
+                        return Ok(Ok(match (slot, run) {
+                            (Some((lock, _)), Some(run)) => Box::new(SlotLease {
+                                files: self.files.clone(),
+                                run,
+                                _lock: lock,
+                            }) as Box<dyn Lease>,
+                            _ => Box::new(NoSlot),
                         }));
                     }
                     Decision::MonthSpent => return refusal(Quota::Month, None),
@@ -412,12 +481,13 @@ impl SharedQuota for MachineQuota {
             let in_window = self
                 .files
                 .with_counts(|counts| {
-                    let calls = counts
+                    let ended = counts
                         .window
                         .iter()
                         .filter(|&&at| now.saturating_sub(at) < window && at <= now.saturating_add(window))
                         .count();
-                    (calls as u64, false)
+                    let running = counts.running.iter().filter(|&&run| self.files.still_held(run)).count();
+                    ((ended + running) as u64, false)
                 })
                 .await?;
             let in_flight = self.files.slots_held()?;
@@ -444,25 +514,55 @@ mod tests {
             ..QuotaConfig::default()
         };
         let now = now_millis();
+        let run = |mark| Running { slot: 0, mark };
         let mut counts = Counts {
             month: "1999-01".to_owned(),
             used: 49_999,
             window: vec![now - 61_000, now - 1_000, now + 10_000_000],
+            running: Vec::new(),
         };
-        assert!(matches!(counts.take(&config, true), Decision::Counted(1)));
-        assert_eq!(counts.window.len(), 2, "the old and the far-future call are gone");
-        assert!(matches!(counts.take(&config, true), Decision::Counted(2)));
-        match counts.take(&config, true) {
+        assert!(matches!(
+            counts.take(&config, Some(run(1)), |_| true),
+            Decision::Counted(1)
+        ));
+        assert_eq!(counts.window.len(), 1, "the old and the far-future call are gone");
+        assert_eq!(counts.running, [run(1)], "a call counts while it runs");
+        counts.end(run(1), now);
+        assert_eq!((counts.window.len(), counts.running.len()), (2, 0));
+        assert!(matches!(
+            counts.take(&config, Some(run(2)), |_| true),
+            Decision::Counted(2)
+        ));
+        match counts.take(&config, Some(run(3)), |_| true) {
             Decision::Full(wait) => assert!(
                 wait <= Duration::from_secs(60) && wait > Duration::from_secs(58),
                 "{wait:?}"
             ),
-            _ => panic!("the window holds 3 calls"),
+            _ => panic!("the window holds 3 calls, one of them running"),
         }
-        // A call that counts only against the month is not held back by the window.
-        assert!(matches!(counts.take(&config, false), Decision::Counted(3)));
+        // A call that counts only against the month is not held back by the
+        // window; its turn finds the running call's slot let go: it ended then.
+        assert!(matches!(counts.take(&config, None, |_| false), Decision::Counted(3)));
+        assert_eq!((counts.window.len(), counts.running.len()), (3, 0));
         counts.used = config.per_month;
-        assert!(matches!(counts.take(&config, false), Decision::MonthSpent));
+        assert!(matches!(counts.take(&config, None, |_| true), Decision::MonthSpent));
+    }
+
+    #[test]
+    fn a_slot_is_held_while_its_file_is_locked_and_carries_the_calls_mark() {
+        let dir = std::env::temp_dir().join(format!("vidplat-machine-quota-{}", fastrand::u64(..)));
+        let store = MachineQuota::new(&dir, "http://127.0.0.1:1000/analytics", "me");
+        store.files.ensure_dir().unwrap();
+        let (lock, slot) = store.files.try_slot(1, 7).unwrap().expect("a free slot");
+        assert!(store.files.still_held(Running { slot, mark: 7 }));
+        assert!(
+            !store.files.still_held(Running { slot, mark: 8 }),
+            "another call's mark"
+        );
+        assert!(store.files.try_slot(1, 9).unwrap().is_none(), "one slot, held");
+        drop(lock);
+        assert!(!store.files.still_held(Running { slot, mark: 7 }), "let go");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -218,6 +218,63 @@ async fn every_client_sees_the_held_slot_and_the_window_without_taking_a_turn() 
     assert_eq!(gone.fetch_activity().await, None);
 }
 
+/// A call counts in the shared window until a window after it ends: the
+/// service may count it from its arrival or from its end (not shown), and a
+/// call ends after it arrives, however late it arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_counts_in_the_shared_window_until_a_window_after_it_ends() {
+    let Some(redis) = RedisServer::start() else { return };
+    let window = Duration::from_millis(1000);
+    let limiter = QuotaLimiter::with_store(
+        config(window, QuotaMode::FailFast),
+        store(&redis, "ends", Duration::from_secs(5)),
+    );
+    let slow = limiter.acquire(cloud_by_os(), None).await.unwrap();
+    let turn = tokio::time::Instant::now();
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    slow.release().await;
+    for _ in 0..2 {
+        limiter.acquire(cloud_by_os(), None).await.unwrap().release().await;
+    }
+    // A window after the slow call's turn, not yet a window after its end.
+    tokio::time::sleep_until(turn + window + Duration::from_millis(200)).await;
+    let refusal = limiter.acquire(cloud_by_os(), None).await.err();
+    let retry_after = refusal
+        .and_then(|r| (r.quota == Quota::PerMinute).then_some(r.retry_after))
+        .flatten();
+    assert!(
+        retry_after.is_some_and(|after| after > Duration::from_millis(200) && after <= Duration::from_millis(600)),
+        "{refusal:?}"
+    );
+    tokio::time::sleep(retry_after.unwrap_or_default() + Duration::from_millis(50)).await;
+    assert!(limiter.acquire(cloud_by_os(), None).await.is_ok());
+
+    // A call running longer than a window still counts.
+    let wide = QuotaLimiter::with_store(
+        QuotaConfig {
+            concurrency: 4,
+            ..config(window, QuotaMode::FailFast)
+        },
+        store(&redis, "running", Duration::from_secs(5)),
+    );
+    let running = wide.acquire(cloud_by_os(), None).await.unwrap();
+    for _ in 0..2 {
+        wide.acquire(cloud_by_os(), None).await.unwrap().release().await;
+    }
+    tokio::time::sleep(window + Duration::from_millis(150)).await;
+    for _ in 0..2 {
+        wide.acquire(cloud_by_os(), None).await.unwrap().release().await;
+    }
+    let activity = wide.fetch_activity().await.unwrap();
+    assert_eq!((activity.in_flight, activity.in_window), (1, 3));
+    assert_eq!(
+        wide.acquire(cloud_by_os(), None).await.err().map(|r| r.quota),
+        Some(Quota::PerMinute),
+        "the running call and the two after it fill the window"
+    );
+    running.release().await;
+}
+
 #[tokio::test]
 async fn shared_work_has_one_plan_one_holder_per_item_and_a_lost_claim_records_nothing() {
     use vidplat_redis::{SharedWork, WorkClaim};
@@ -589,6 +646,20 @@ fn worker_args(
 /// Calls each of the four processes makes: 20 in all, 7 windows.
 const CALLS_EACH: u32 = 5;
 
+/// The earliest the last of `calls` calls made one at a time can end under
+/// the simulator's rule (three in a window, each counted from its admission
+/// until a window after its end), each taking the simulator's latency.
+fn ideal_end(calls: u32) -> f64 {
+    let (window, latency) = (WINDOW.as_secs_f64(), LATENCY.as_secs_f64());
+    let mut ends: Vec<f64> = Vec::new();
+    for call in 0..calls as usize {
+        let after_previous = ends.last().copied().unwrap_or(0.0);
+        let after_window = call.checked_sub(3).map_or(0.0, |earlier| ends[earlier] + window);
+        ends.push(after_previous.max(after_window) + latency);
+    }
+    ends.last().copied().unwrap_or(0.0)
+}
+
 /// Four processes of [`CALLS_EACH`] calls; returns (calls, round trips, seconds from the start to the last answer).
 async fn run_four(sim: &Simulator, store: String, account: &str) -> (Vec<(String, u128, u128)>, u64, f64) {
     let start_at = epoch_ms() + 1500;
@@ -617,9 +688,8 @@ async fn four_processes_share_one_account_quota_through_redis() {
     let (calls, round_trips, total) = run_four(&sim, redis.url(), "four").await;
     let ok = calls.iter().filter(|c| c.0 == "ok").count();
     let refused = calls.iter().filter(|c| c.0 == "429").count();
-    // 20 calls at 3 a window: the 20th starts 6 windows after the first.
     let calls_made = 4 * CALLS_EACH;
-    let ideal = f64::from((calls_made - 1) / 3) * WINDOW.as_secs_f64() + LATENCY.as_secs_f64();
+    let ideal = ideal_end(calls_made);
     println!(
         "redis store: {ok} ok, {refused} x 429, max in flight at the server {}, {total:.2} s (ideal {ideal:.2} s, +{:.1}%), {:.2} Redis round trips per call",
         sim.analytics_stats().max_in_flight(),
@@ -747,7 +817,7 @@ async fn two_processes_export_different_reports_through_one_account() {
         assert_eq!(
             (parts[2], parts[3]),
             ("4", "false"),
-            "four one-day chunks, not paused: {exported}"
+            "four one-day chunks, not paused: {lines:?}"
         );
         assert_eq!(partition_dirs(dir), 4, "{}", dir.display());
         assert!(dir.join("_manifest.json").is_file(), "{}", dir.display());

@@ -9,6 +9,11 @@
 //! refuses once spent. Each attempt of a call takes a turn (the server counts
 //! every request), and holds its concurrency slot only while it is in flight.
 //!
+//! A call counts in the per-minute window from its turn until one window
+//! after it ends. Whether the service counts a call from its arrival or from
+//! its end is not shown: a call ends after it arrives, however late it
+//! arrives, so this keeps to the limit under either reading.
+//!
 //! Where the counts live is the [`QuotaStore`]: in this process's memory (the
 //! default), or in a [`SharedQuota`] store the account's processes share
 //! (Redis for several machines: `vidplat-redis`).
@@ -85,8 +90,31 @@ impl Drop for HoldTimer {
 #[derive(Debug)]
 enum Slot {
     None,
-    Local(#[allow(dead_code)] OwnedSemaphorePermit),
+    /// Held for what its drop does.
+    Local(#[allow(dead_code)] LocalTurn),
     Shared(Box<dyn Lease>),
+}
+
+/// A call counted in this process's window: when dropped, it ends there (its
+/// end is stamped) and then gives its slot back.
+struct LocalTurn {
+    state: Arc<Mutex<State>>,
+    _slot: OwnedSemaphorePermit,
+}
+
+impl std::fmt::Debug for LocalTurn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LocalTurn")
+    }
+}
+
+impl Drop for LocalTurn {
+    fn drop(&mut self) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.running = state.running.saturating_sub(1);
+        // Taken under the lock, so the ends stay in order.
+        state.ended.push_back(Instant::now());
+    }
 }
 
 impl QuotaPermit {
@@ -112,8 +140,10 @@ pub struct QuotaLimiter {
 }
 
 struct State {
-    /// Start times of the calls in the current window, oldest first.
-    recent: VecDeque<Instant>,
+    /// End times of the calls that ended in the current window, oldest first.
+    ended: VecDeque<Instant>,
+    /// Calls that took a turn and have not ended: each counts in the window.
+    running: usize,
     /// Attempts counted in this process (with a shared store: only those that fell back to it).
     month_used: u64,
     /// The account's month count in the shared store, as of this client's latest turn.
@@ -131,6 +161,9 @@ impl std::fmt::Debug for QuotaLimiter {
             .finish()
     }
 }
+
+/// How often a turn looks again while calls still running fill the window.
+const RUNNING_NAP: Duration = Duration::from_millis(50);
 
 const MONTH_SPENT: QuotaRefusal = QuotaRefusal {
     quota: Quota::Month,
@@ -152,7 +185,8 @@ impl QuotaLimiter {
         Self {
             slots: Arc::new(Semaphore::new(slots)),
             state: Arc::new(Mutex::new(State {
-                recent: VecDeque::new(),
+                ended: VecDeque::new(),
+                running: 0,
                 month_used: 0,
                 shared_month_used: None,
                 refused_by_server: 0,
@@ -260,12 +294,13 @@ impl QuotaLimiter {
             .min(Semaphore::MAX_PERMITS);
         activity.in_flight = slots.saturating_sub(self.slots.available_permits()) as u64;
         let now = Instant::now();
-        activity.in_window = self
-            .state()
-            .recent
+        let state = self.state();
+        let ended = state
+            .ended
             .iter()
             .filter(|t| now.saturating_duration_since(**t) < window)
-            .count() as u64;
+            .count();
+        activity.in_window = (state.running + ended) as u64;
         Some(activity)
     }
 
@@ -407,42 +442,50 @@ impl QuotaLimiter {
                 let mut state = self.state();
                 let now = Instant::now();
                 while state
-                    .recent
+                    .ended
                     .front()
                     .is_some_and(|t| now.saturating_duration_since(*t) >= window)
                 {
-                    state.recent.pop_front();
+                    state.ended.pop_front();
                 }
                 let capacity = usize::try_from(self.config.calls_per_window.max(1)).unwrap_or(usize::MAX);
-                match state.recent.front() {
-                    Some(oldest) if state.recent.len() >= capacity => {
-                        window.saturating_sub(now.saturating_duration_since(*oldest))
+                let in_window = state.running + state.ended.len();
+                if in_window < capacity {
+                    if state.month_used >= self.config.per_month {
+                        return Err(MONTH_SPENT);
                     }
-                    _ => {
-                        if state.month_used >= self.config.per_month {
-                            return Err(MONTH_SPENT);
-                        }
-                        state.month_used += 1;
-                        state.recent.push_back(now);
-                        return Ok(QuotaPermit {
-                            _slot: Slot::Local(slot),
-                            _held: HoldTimer::start(true),
-                            waited: started.elapsed(),
-                        });
-                    }
+                    state.month_used += 1;
+                    state.running += 1;
+                    return Ok(QuotaPermit {
+                        _slot: Slot::Local(LocalTurn {
+                            state: self.state.clone(),
+                            _slot: slot,
+                        }),
+                        _held: HoldTimer::start(true),
+                        waited: started.elapsed(),
+                    });
                 }
+                // A place frees when enough ended calls leave the window; if
+                // calls still running fill it (more slots than calls a
+                // window), when one of them ends, which no clock says.
+                state
+                    .ended
+                    .get(in_window - capacity)
+                    .map(|end| window.saturating_sub(now.saturating_duration_since(*end)))
             };
             let per_minute = QuotaRefusal {
                 quota: Quota::PerMinute,
-                retry_after: Some(wait),
+                retry_after: wait,
             };
             let now = Instant::now();
-            let past_deadline = deadline.is_some_and(|at| now.checked_add(wait).is_none_or(|end| end > at));
+            let until = wait.and_then(|wait| now.checked_add(wait));
+            let nap = wait.unwrap_or(RUNNING_NAP);
+            let past_deadline = deadline.is_some_and(|at| now.checked_add(nap).is_none_or(|end| end > at));
             if self.config.mode == QuotaMode::FailFast || past_deadline {
                 return Err(per_minute);
             }
-            waiting.show(Quota::PerMinute, WaitCause::Limit, now.checked_add(wait));
-            tokio::time::sleep(wait).await;
+            waiting.show(Quota::PerMinute, WaitCause::Limit, until);
+            tokio::time::sleep(nap).await;
         }
     }
 
@@ -499,6 +542,55 @@ mod tests {
         assert!(!waiter.is_finished());
         drop(held);
         assert!(waiter.await.unwrap().is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_counts_in_the_window_until_one_window_after_it_ends() {
+        let limiter = QuotaLimiter::new(QuotaConfig {
+            mode: QuotaMode::FailFast,
+            safety_margin: Duration::ZERO,
+            ..QuotaConfig::default()
+        });
+        let slow = limiter.acquire(&LIMITED, None).await.unwrap();
+        tokio::time::advance(Duration::from_secs(10)).await;
+        drop(slow);
+        for _ in 0..2 {
+            drop(limiter.acquire(&LIMITED, None).await.unwrap());
+        }
+        // A minute after the slow call's turn, not yet a minute after its end.
+        tokio::time::advance(Duration::from_secs(55)).await;
+        assert_eq!(
+            limiter.acquire(&LIMITED, None).await.err(),
+            Some(QuotaRefusal {
+                quota: Quota::PerMinute,
+                retry_after: Some(Duration::from_secs(5))
+            })
+        );
+        tokio::time::advance(Duration::from_secs(5)).await;
+        assert!(limiter.acquire(&LIMITED, None).await.is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn calls_still_running_fill_the_window_with_no_end_to_say() {
+        let limiter = QuotaLimiter::new(QuotaConfig {
+            mode: QuotaMode::FailFast,
+            concurrency: 4,
+            safety_margin: Duration::ZERO,
+            ..QuotaConfig::default()
+        });
+        let running: Vec<_> = futures::future::join_all((0..3).map(|_| limiter.acquire(&LIMITED, None))).await;
+        tokio::time::advance(Duration::from_secs(120)).await;
+        assert_eq!(
+            limiter.acquire(&LIMITED, None).await.err(),
+            Some(QuotaRefusal {
+                quota: Quota::PerMinute,
+                retry_after: None
+            }),
+            "three calls running two windows on"
+        );
+        assert_eq!(limiter.fetch_activity().await.map(|a| a.in_window), Some(3));
+        drop(running);
+        assert!(limiter.acquire(&LIMITED, None).await.is_err(), "ended just now");
     }
 
     #[tokio::test(start_paused = true)]

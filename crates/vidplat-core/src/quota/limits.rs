@@ -71,8 +71,9 @@ pub struct QuotaConfig {
     pub concurrency: u32,
     /// Calls per month (documented: 50,000).
     pub per_month: u64,
-    /// Added to every window, so a call never reaches the server a hair early
-    /// because the previous one took longer to arrive.
+    /// Added to every window: a call counts until a window and this margin
+    /// after it ends, so the service's own timing (its clock, when it stamps
+    /// a call's end) cannot make the next call a hair early.
     pub safety_margin: Duration,
     /// Wait for a turn or refuse at once.
     pub mode: QuotaMode,
