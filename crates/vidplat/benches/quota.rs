@@ -32,7 +32,9 @@ use tokio::time::Instant;
 use vidplat::{Call, QuotaConfig, QuotaLimiter, RetryPolicy};
 
 const CALLS: usize = 20;
-/// The documented limits, as the server enforces them (at arrival).
+/// The documented limits, as the server enforces them: a call counts from its
+/// arrival until a window after its end (a refused one ends at once), as the
+/// simulator counts; how the service counts is not shown.
 const PER_WINDOW: usize = 3;
 const WINDOW: Duration = Duration::from_secs(60);
 /// Simulated time the server spends on one query.
@@ -61,7 +63,8 @@ struct Shared {
 
 #[derive(Default)]
 struct ServerState {
-    arrivals: Vec<Instant>,
+    /// When the calls answered so far ended.
+    ends: Vec<Instant>,
     in_flight: u32,
 }
 
@@ -112,15 +115,13 @@ async fn by_os(State(shared): State<Arc<Shared>>) -> Response {
     let now = Instant::now();
     let accepted = {
         let mut server = shared.server.lock().unwrap();
-        let in_window = server
-            .arrivals
-            .iter()
-            .filter(|t| now.duration_since(**t) < WINDOW)
-            .count();
+        let ended_in_window = server.ends.iter().filter(|t| now.duration_since(**t) < WINDOW).count();
+        let in_window = ended_in_window + server.in_flight as usize;
         let accepted = in_window < PER_WINDOW && server.in_flight == 0;
-        server.arrivals.push(now);
         if accepted {
             server.in_flight += 1;
+        } else {
+            server.ends.push(now);
         }
         accepted
     };
@@ -135,7 +136,11 @@ async fn by_os(State(shared): State<Arc<Shared>>) -> Response {
             .into_response();
     }
     tokio::time::sleep(QUERY_TIME).await;
-    shared.server.lock().unwrap().in_flight -= 1;
+    {
+        let mut server = shared.server.lock().unwrap();
+        server.in_flight -= 1;
+        server.ends.push(Instant::now());
+    }
     shared.answered.fetch_add(1, SeqCst);
     axum::Json(serde_json::json!({
         "data": [{"os_name": "Android", "os_version": "14", "play_requested_count": 3, "user_count": 2}],
@@ -242,12 +247,15 @@ fn run(pattern: Pattern, lifted: bool) -> Outcome {
 }
 
 /// The earliest the n-th call can end under the server's rules: at most
-/// PER_WINDOW starts in any WINDOW, one call at a time, each taking QUERY_TIME.
+/// PER_WINDOW calls in a window, each from its start until a WINDOW after its
+/// end, one call at a time, each taking QUERY_TIME.
 fn ideal(calls: usize) -> Duration {
     let mut starts: Vec<Duration> = Vec::with_capacity(calls);
     for i in 0..calls {
         let after_previous = i.checked_sub(1).map_or(Duration::ZERO, |p| starts[p] + QUERY_TIME);
-        let after_window = i.checked_sub(PER_WINDOW).map_or(Duration::ZERO, |p| starts[p] + WINDOW);
+        let after_window = i
+            .checked_sub(PER_WINDOW)
+            .map_or(Duration::ZERO, |p| starts[p] + QUERY_TIME + WINDOW);
         starts.push(after_previous.max(after_window));
     }
     starts.last().map_or(Duration::ZERO, |s| *s + QUERY_TIME)
