@@ -17,7 +17,7 @@ use clap::ArgMatches;
 use std::fmt;
 use std::time::Duration;
 use vidplat::profile::{Profile, ProfileError, Profiles, DEFAULT_PROFILE, PROFILE_VARIABLE};
-use vidplat::{ClientBuilder, QuotaConfig, QuotaMode};
+use vidplat::{ClientBuilder, CountedUntil, QuotaConfig, QuotaMode};
 
 /// Where a setting's value came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -228,9 +228,14 @@ impl Setup {
             Some("fail-fast") => QuotaMode::FailFast,
             _ => QuotaMode::Wait,
         };
+        let counted_until = match matches.get_one::<String>("analytics-counted-until").map(String::as_str) {
+            Some("turn") => CountedUntil::WindowAfterTurn,
+            _ => CountedUntil::WindowAfterEnd,
+        };
         let defaults = QuotaConfig::default();
         Ok(builder.analytics_quota(QuotaConfig {
             mode,
+            counted_until,
             window: matches
                 .get_one::<Duration>("analytics-window")
                 .copied()

@@ -1964,6 +1964,45 @@ async fn the_analytics_quota_is_the_machines_back_to_back_in_parallel_and_in_a_n
     assert_eq!(theirs.json()["used_this_month"], 0, "{theirs:?}");
 }
 
+/// The simulator counts an analytics call until a window after its end. The
+/// default keeps to that with 500 ms calls and the 250 ms margin;
+/// `--analytics-counted-until turn` (for a service counting arrivals) does
+/// not: its fourth call meets the server's 429 and waits for its Retry-After.
+#[tokio::test]
+async fn an_analytics_call_counts_until_a_minute_after_its_end_unless_told_its_turn() {
+    let slow_calls = || SimConfig {
+        analytics_window: Duration::from_secs(2),
+        analytics_latency: Duration::from_millis(500),
+        ..SimConfig::fast()
+    };
+    let call = ["--analytics-window", "2s", "analytics", "cloud-by-os", "-o", "json"];
+    let cli = Cli::start_with(slow_calls()).await;
+    for _ in 0..4 {
+        let run = cli.run(&call).await;
+        assert_eq!(run.code, 0, "{run:?}");
+    }
+    let answered: Vec<u16> = cli.sim.journal().iter().map(|r| r.status).collect();
+    assert_eq!(answered, [200; 4]);
+
+    let cli = Cli::start_with(slow_calls()).await;
+    let mut stderr = Vec::new();
+    for _ in 0..4 {
+        let mut command = cli.command(&call);
+        command.env("VIDPLAT_ANALYTICS_COUNTED_UNTIL", "turn");
+        let run = cli.run_with(command, "").await;
+        assert_eq!(run.code, 0, "{run:?}");
+        stderr.push(run.stderr);
+    }
+    // The fourth call went a window after the first one's turn, inside the
+    // server's window: refused, then sent again after the server's Retry-After.
+    let answered: Vec<u16> = cli.sim.journal().iter().map(|r| r.status).collect();
+    assert_eq!(answered, [200, 200, 200, 429, 200]);
+    assert!(
+        stderr[3].contains("the server refused the last attempt (429 Too Many Requests)"),
+        "{stderr:?}"
+    );
+}
+
 #[tokio::test]
 async fn every_list_prints_rows_says_when_it_stops_early_and_columns_shape_json() {
     let cli = Cli::start().await;

@@ -36,8 +36,8 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
+use vidplat_core::{CountedUntil, Quota, QuotaConfig, QuotaRefusal, WaitCause, Waiting};
 use vidplat_core::{Lease, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WhenUnavailable};
-use vidplat_core::{Quota, QuotaConfig, QuotaRefusal, WaitCause, Waiting};
 
 /// What a call does when Redis cannot be reached (the name it had before
 /// every shared store had it).
@@ -552,6 +552,8 @@ impl RedisQuota {
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
         let settings = self.inner.settings;
         let window = config.window.saturating_add(config.safety_margin);
+        // The window a released call counts in, when it counts until a window after its end.
+        let until_end = (config.counted_until != CountedUntil::WindowAfterTurn).then_some(window);
         let args = [
             token.clone(),
             millis(window).to_string(),
@@ -563,6 +565,7 @@ impl RedisQuota {
             millis(settings.ticket).to_string(),
             if wait { "1" } else { "0" }.to_owned(),
             if limited { "1" } else { "0" }.to_owned(),
+            if until_end.is_some() { "1" } else { "0" }.to_owned(),
         ];
         let k = &self.inner.keys;
         let keys = [
@@ -613,7 +616,7 @@ impl RedisQuota {
                 GRANTED => {
                     ticket.store = None;
                     return Ok(Ok(if limited {
-                        RedisLease::start(self.clone(), token, window)
+                        RedisLease::start(self.clone(), token, until_end)
                     } else {
                         RedisLease::none()
                     }));
@@ -713,9 +716,9 @@ impl RedisQuota {
     }
 
     /// Gives the slot of `token` back if it still holds it (compare-and-delete);
-    /// 1 if it did. Either way its call ended now: it counts in the window
-    /// (`window` long) from now.
-    pub(crate) async fn release(&self, token: &str, window: Duration) -> Result<i64, RedisError> {
+    /// 1 if it did. Either way its call ended now: with `Some(window)`, it
+    /// counts in the window (`window` long) from now.
+    pub(crate) async fn release(&self, token: &str, window: Option<Duration>) -> Result<i64, RedisError> {
         let k = &self.inner.keys;
         self.run(
             &RELEASE,
@@ -726,9 +729,9 @@ impl RedisQuota {
         .await
     }
 
-    /// Extends the lease of `token` if it still holds one, and its place in the
-    /// window with it; 1 if it did.
-    pub(crate) async fn renew(&self, token: &str, window: Duration) -> Result<i64, RedisError> {
+    /// Extends the lease of `token` if it still holds one, and (with
+    /// `Some(window)`) its place in the window with it; 1 if it did.
+    pub(crate) async fn renew(&self, token: &str, window: Option<Duration>) -> Result<i64, RedisError> {
         let k = &self.inner.keys;
         self.run(
             &RENEW,
@@ -744,9 +747,14 @@ impl RedisQuota {
     }
 
     /// How long the window's key outlives its last change: a call in flight
-    /// counts until its lease ends, then a window more.
-    fn window_life(&self, window: Duration) -> String {
-        (millis(window.saturating_add(self.inner.settings.lease)) * 2).to_string()
+    /// counts until its lease ends, then a window more. `0`: the call's place
+    /// in the window is not changed (it counts from its turn).
+    fn window_life(&self, window: Option<Duration>) -> String {
+        window
+            .map_or(0, |window| {
+                millis(window.saturating_add(self.inner.settings.lease)).saturating_mul(2)
+            })
+            .to_string()
     }
 }
 
@@ -789,8 +797,9 @@ pub(crate) struct RedisLease {
 struct Held {
     store: RedisQuota,
     token: String,
-    /// The window the call counts in after it ends (with the safety margin).
-    window: Duration,
+    /// The window the call counts in after it ends (with the safety margin);
+    /// `None` when it counts from its turn.
+    window: Option<Duration>,
     renewer: JoinHandle<()>,
 }
 
@@ -807,7 +816,7 @@ impl RedisLease {
         Self { held: None }
     }
 
-    fn start(store: RedisQuota, token: String, window: Duration) -> Self {
+    fn start(store: RedisQuota, token: String, window: Option<Duration>) -> Self {
         let every = (store.inner.settings.lease / 3).max(Duration::from_millis(10));
         let renewer = {
             let store = store.clone();
@@ -996,7 +1005,8 @@ local month = string.format('%04d-%02d', y, m)
 
 /// KEYS: leases, window, queue, alive, seq, month.
 /// ARGV: token, window ms, calls per window, concurrency, lease ms, month limit,
-/// UTC offset minutes, ticket ms, queue (1/0), rate limited (1/0).
+/// UTC offset minutes, ticket ms, queue (1/0), rate limited (1/0), counted
+/// until a window after its end (1) or its turn (0).
 /// Returns {code, wait ms, the month's count, calls queued ahead}.
 static ACQUIRE: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
     LuaScript::new(concat!(
@@ -1013,6 +1023,7 @@ local offset = tonumber(ARGV[7])
 local ticket = tonumber(ARGV[8])
 local queue = ARGV[9] == '1'
 local limited = ARGV[10] == '1'
+local until_end = ARGV[11] == '1'
 
 "#,
         month_lua!(),
@@ -1061,8 +1072,8 @@ end
 
 redis.call('ZADD', KEYS[1], now + lease, token)
 redis.call('PEXPIRE', KEYS[1], lease * 2)
--- In the window until its end: the lease's, until its release says when.
-redis.call('ZADD', KEYS[2], now + lease, token)
+-- Counted until its end: the lease's, until its release says when.
+redis.call('ZADD', KEYS[2], until_end and now + lease or now, token)
 redis.call('PEXPIRE', KEYS[2], (window + lease) * 2)
 used = redis.call('HINCRBY', KEYS[6], month, 1)
 redis.call('EXPIRE', KEYS[6], 100 * 86400)
@@ -1104,16 +1115,18 @@ return {held, recent}
     )
 });
 
-/// KEYS: leases, window. ARGV: token, channel, the window key's life ms.
-/// The call's end is now, in the window whether or not its lease was still
-/// held; then compare-and-delete the lease, and wake the waiters.
+/// KEYS: leases, window. ARGV: token, channel, the window key's life ms (0:
+/// the call counts from its turn). The call's end is now, in the window
+/// whether or not its lease was still held; then compare-and-delete the
+/// lease, and wake the waiters.
 static RELEASE: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
     LuaScript::new(
         r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-if redis.call('ZADD', KEYS[2], 'XX', 'CH', now, ARGV[1]) == 1 then
-  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
+local life = tonumber(ARGV[3])
+if life > 0 and redis.call('ZADD', KEYS[2], 'XX', 'CH', now, ARGV[1]) == 1 then
+  redis.call('PEXPIRE', KEYS[2], life)
 end
 local removed = redis.call('ZREM', KEYS[1], ARGV[1])
 if removed == 1 then
@@ -1124,7 +1137,8 @@ return removed
     )
 });
 
-/// KEYS: leases, window. ARGV: token, lease ms, the window key's life ms.
+/// KEYS: leases, window. ARGV: token, lease ms, the window key's life ms (0:
+/// the call counts from its turn).
 /// Extends only a lease the token still holds, and the call's place in the window with it.
 static RENEW: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
     LuaScript::new(
@@ -1138,8 +1152,11 @@ end
 local until_ms = now + tonumber(ARGV[2])
 redis.call('ZADD', KEYS[1], 'XX', until_ms, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
-redis.call('ZADD', KEYS[2], 'XX', until_ms, ARGV[1])
-redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
+local life = tonumber(ARGV[3])
+if life > 0 then
+  redis.call('ZADD', KEYS[2], 'XX', until_ms, ARGV[1])
+  redis.call('PEXPIRE', KEYS[2], life)
+end
 return 1
 "#,
     )

@@ -193,8 +193,8 @@ pub use rows::{RowStream, Rows};
 #[cfg(feature = "encoder")]
 pub use task_times::TaskTimes;
 pub use vidplat_core::{
-    install_default_tls_provider, Date, Delivery, Method, QuotaActivity, QuotaConfig, QuotaLimiter, QuotaMode,
-    QuotaStore, QuotaUsage, QuotaWait, RetryPolicy, Timestamp, Transport, WaitCause,
+    install_default_tls_provider, CountedUntil, Date, Delivery, Method, QuotaActivity, QuotaConfig, QuotaLimiter,
+    QuotaMode, QuotaStore, QuotaUsage, QuotaWait, RetryPolicy, Timestamp, Transport, WaitCause,
 };
 #[cfg(feature = "redis")]
 pub use vidplat_redis::{RedisQuota, RedisQuotaError, RedisUnavailable};

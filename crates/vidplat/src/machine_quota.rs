@@ -4,8 +4,9 @@
 //! one-at-a-time slot a lock on a slot file, which the kernel drops when its
 //! holder ends, however it ends (a killed holder's slot frees itself).
 //! A call counts in the window from its turn until a window after it ends
-//! (as in memory: see `vidplat_core::QuotaLimiter`); a call whose holder
-//! ended without saying so ends when a turn finds its slot let go.
+//! (as in memory: see `vidplat_core::QuotaLimiter`, and `CountedUntil` for
+//! the other reading); a call whose holder ended without saying so ends when
+//! a turn finds its slot let go.
 //!
 //! One store per account and service: the file's name comes from the
 //! analytics base URL and the account (its login ID, or a fingerprint of the
@@ -29,10 +30,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::time::Instant;
+use vidplat_core::{CountedUntil, QuotaConfig, QuotaRefusal};
 use vidplat_core::{
     Lease, Quota, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WaitCause, WhenUnavailable,
 };
-use vidplat_core::{QuotaConfig, QuotaRefusal};
 
 /// The variable naming the state directory (overrides the platform's).
 pub const STATE_DIR_VARIABLE: &str = "VIDPLAT_STATE_DIR";
@@ -70,7 +71,8 @@ struct Counts {
     /// Calls counted this month.
     #[serde(default)]
     used: u64,
-    /// End times of the calls that ended in the window, in milliseconds since the Unix epoch.
+    /// End times of the calls that ended in the window (their turns, for calls
+    /// counted until a window after their turn), in milliseconds since the Unix epoch.
     #[serde(default)]
     window: Vec<u64>,
     /// Calls that took a turn and have not ended: each counts in the window.
@@ -148,21 +150,24 @@ impl From<MachineQuota> for vidplat_core::QuotaStore {
 }
 
 /// The slot of one call in flight: the lock on its slot file. Released, the
-/// call's end is stamped in the window, then the lock is let go; dropped,
-/// the lock goes at once and the next turn stamps the end.
+/// call's end is stamped in the window (when it counts until then), then the
+/// lock is let go; dropped, the lock goes at once and the next turn stamps
+/// the end.
 #[derive(Debug)]
 struct SlotLease {
     files: Arc<Files>,
-    run: Running,
+    /// The call, when it counts in the window until a window after its end.
+    run: Option<Running>,
     _lock: File,
 }
 
 impl Lease for SlotLease {
     fn release(self: Box<Self>) -> StoreFuture<'static, ()> {
         Box::pin(async move {
+            let Some(run) = self.run else { return };
             let ended = self
                 .files
-                .with_counts(|counts| (counts.end(self.run, now_millis()), true))
+                .with_counts(|counts| (counts.end(run, now_millis()), true))
                 .await;
             if let Err(unavailable) = ended {
                 tracing::warn!("analytics quota: {unavailable}; the next turn stamps the call's end");
@@ -382,7 +387,13 @@ impl Counts {
             return Decision::Full(Duration::from_millis(left.max(1)));
         }
         self.used += 1;
-        self.running.extend(run);
+        if let Some(run) = run {
+            match config.counted_until {
+                CountedUntil::WindowAfterTurn => self.window.push(now),
+                // Until a window after its end (the default).
+                _ => self.running.push(run),
+            }
+        }
         Decision::Counted(self.used)
     }
 
@@ -442,7 +453,7 @@ impl SharedQuota for MachineQuota {
                         return Ok(Ok(match (slot, run) {
                             (Some((lock, _)), Some(run)) => Box::new(SlotLease {
                                 files: self.files.clone(),
-                                run,
+                                run: (turn.config.counted_until != CountedUntil::WindowAfterTurn).then_some(run),
                                 _lock: lock,
                             }) as Box<dyn Lease>,
                             _ => Box::new(NoSlot),
@@ -546,6 +557,20 @@ mod tests {
         assert_eq!((counts.window.len(), counts.running.len()), (3, 0));
         counts.used = config.per_month;
         assert!(matches!(counts.take(&config, None, |_| true), Decision::MonthSpent));
+    }
+
+    #[test]
+    fn counted_until_a_window_after_its_turn_a_call_is_stamped_when_it_takes_it() {
+        let config = QuotaConfig {
+            counted_until: CountedUntil::WindowAfterTurn,
+            ..QuotaConfig::default()
+        };
+        let mut counts = Counts::default();
+        assert!(matches!(
+            counts.take(&config, Some(Running { slot: 0, mark: 1 }), |_| true),
+            Decision::Counted(1)
+        ));
+        assert_eq!((counts.window.len(), counts.running.len()), (1, 0));
     }
 
     #[test]

@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use vidplat::{
-    Error, Quota, QuotaConfig, QuotaLimiter, QuotaMode, RedisQuota, RedisUnavailable, RetryPolicy, WaitCause,
+    CountedUntil, Error, Quota, QuotaConfig, QuotaLimiter, QuotaMode, RedisQuota, RedisUnavailable, RetryPolicy,
+    WaitCause,
 };
 use vidplat_core::OperationMeta;
 use vidplat_sim::{SimConfig, Simulator};
@@ -273,6 +274,24 @@ async fn a_call_counts_in_the_shared_window_until_a_window_after_it_ends() {
         "the running call and the two after it fill the window"
     );
     running.release().await;
+
+    // Counted until a window after its turn, the slow call's place frees then.
+    let by_turn = QuotaLimiter::with_store(
+        QuotaConfig {
+            counted_until: CountedUntil::WindowAfterTurn,
+            ..config(window, QuotaMode::FailFast)
+        },
+        store(&redis, "turns", Duration::from_secs(5)),
+    );
+    let slow = by_turn.acquire(cloud_by_os(), None).await.unwrap();
+    let turn = tokio::time::Instant::now();
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    slow.release().await;
+    for _ in 0..2 {
+        by_turn.acquire(cloud_by_os(), None).await.unwrap().release().await;
+    }
+    tokio::time::sleep_until(turn + window + Duration::from_millis(200)).await;
+    assert!(by_turn.acquire(cloud_by_os(), None).await.is_ok());
 }
 
 #[tokio::test]

@@ -12,14 +12,15 @@
 //! A call counts in the per-minute window from its turn until one window
 //! after it ends. Whether the service counts a call from its arrival or from
 //! its end is not shown: a call ends after it arrives, however late it
-//! arrives, so this keeps to the limit under either reading.
+//! arrives, so this keeps to the limit under either reading
+//! ([`CountedUntil`] chooses the other).
 //!
 //! Where the counts live is the [`QuotaStore`]: in this process's memory (the
 //! default), or in a [`SharedQuota`] store the account's processes share
 //! (Redis for several machines: `vidplat-redis`).
 
 use crate::quota::limits::{
-    Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting,
+    CountedUntil, Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting,
 };
 use crate::quota::shared::{Lease, SharedQuota, Turn, WhenUnavailable};
 use crate::table::OperationMeta;
@@ -95,10 +96,11 @@ enum Slot {
     Shared(Box<dyn Lease>),
 }
 
-/// A call counted in this process's window: when dropped, it ends there (its
-/// end is stamped) and then gives its slot back.
+/// A call's slot in this process; when dropped, the call ends there (its end
+/// is stamped, if the window counts until then) and then gives its slot back.
 struct LocalTurn {
-    state: Arc<Mutex<State>>,
+    /// The window's state, when the call's end is stamped in it.
+    counted_until_end: Option<Arc<Mutex<State>>>,
     _slot: OwnedSemaphorePermit,
 }
 
@@ -110,10 +112,12 @@ impl std::fmt::Debug for LocalTurn {
 
 impl Drop for LocalTurn {
     fn drop(&mut self) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.running = state.running.saturating_sub(1);
-        // Taken under the lock, so the ends stay in order.
-        state.ended.push_back(Instant::now());
+        if let Some(state) = &self.counted_until_end {
+            let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+            state.running = state.running.saturating_sub(1);
+            // Taken under the lock, so the ends stay in order.
+            state.ended.push_back(Instant::now());
+        }
     }
 }
 
@@ -140,7 +144,8 @@ pub struct QuotaLimiter {
 }
 
 struct State {
-    /// End times of the calls that ended in the current window, oldest first.
+    /// End times of the calls that ended in the current window, oldest first
+    /// (with [`CountedUntil::WindowAfterTurn`], their turns).
     ended: VecDeque<Instant>,
     /// Calls that took a turn and have not ended: each counts in the window.
     running: usize,
@@ -455,10 +460,19 @@ impl QuotaLimiter {
                         return Err(MONTH_SPENT);
                     }
                     state.month_used += 1;
-                    state.running += 1;
+                    let counted_until_end = match self.config.counted_until {
+                        CountedUntil::WindowAfterEnd => {
+                            state.running += 1;
+                            Some(self.state.clone())
+                        }
+                        CountedUntil::WindowAfterTurn => {
+                            state.ended.push_back(now);
+                            None
+                        }
+                    };
                     return Ok(QuotaPermit {
                         _slot: Slot::Local(LocalTurn {
-                            state: self.state.clone(),
+                            counted_until_end,
                             _slot: slot,
                         }),
                         _held: HoldTimer::start(true),
@@ -565,6 +579,33 @@ mod tests {
                 quota: Quota::PerMinute,
                 retry_after: Some(Duration::from_secs(5))
             })
+        );
+        tokio::time::advance(Duration::from_secs(5)).await;
+        assert!(limiter.acquire(&LIMITED, None).await.is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn counted_until_a_window_after_its_turn_a_slow_call_frees_its_place_sooner() {
+        let limiter = QuotaLimiter::new(QuotaConfig {
+            mode: QuotaMode::FailFast,
+            safety_margin: Duration::ZERO,
+            counted_until: CountedUntil::WindowAfterTurn,
+            ..QuotaConfig::default()
+        });
+        let slow = limiter.acquire(&LIMITED, None).await.unwrap();
+        tokio::time::advance(Duration::from_secs(10)).await;
+        drop(slow);
+        for _ in 0..2 {
+            drop(limiter.acquire(&LIMITED, None).await.unwrap());
+        }
+        tokio::time::advance(Duration::from_secs(45)).await;
+        assert_eq!(
+            limiter.acquire(&LIMITED, None).await.err(),
+            Some(QuotaRefusal {
+                quota: Quota::PerMinute,
+                retry_after: Some(Duration::from_secs(5))
+            }),
+            "a minute after the slow call's turn"
         );
         tokio::time::advance(Duration::from_secs(5)).await;
         assert!(limiter.acquire(&LIMITED, None).await.is_ok());

@@ -60,6 +60,24 @@ pub enum QuotaMode {
     FailFast,
 }
 
+/// Until when a call counts in the per-minute window. How the service
+/// counts a call in its minute is not shown (GAPS.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CountedUntil {
+    /// A window (and the margin) after the call ends; it counts while it
+    /// runs too. Keeps to the limit whether the service counts a call from
+    /// its arrival or from its end, however late a call arrives.
+    #[default]
+    WindowAfterEnd,
+    /// A window (and the margin) after the call took its turn. Right only
+    /// if the service counts a call from its arrival; then faster when calls
+    /// take seconds (a window of three calls is shorter by one call's
+    /// duration, up to half a window). A call that arrives later than the
+    /// next one by more than the margin draws a 429.
+    WindowAfterTurn,
+}
+
 /// The limits enforced on the client side.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuotaConfig {
@@ -71,10 +89,11 @@ pub struct QuotaConfig {
     pub concurrency: u32,
     /// Calls per month (documented: 50,000).
     pub per_month: u64,
-    /// Added to every window: a call counts until a window and this margin
-    /// after it ends, so the service's own timing (its clock, when it stamps
-    /// a call's end) cannot make the next call a hair early.
+    /// Added to every window, so the service's own timing (its clock, when
+    /// it stamps a call) cannot make the next call a hair early.
     pub safety_margin: Duration,
+    /// Until when a call counts in the window: by default a window after it ends.
+    pub counted_until: CountedUntil,
     /// Wait for a turn or refuse at once.
     pub mode: QuotaMode,
 }
@@ -87,6 +106,7 @@ impl Default for QuotaConfig {
             concurrency: 1,
             per_month: 50_000,
             safety_margin: Duration::from_millis(250),
+            counted_until: CountedUntil::WindowAfterEnd,
             mode: QuotaMode::Wait,
         }
     }
