@@ -230,13 +230,7 @@ async fn a_call_counts_in_the_shared_window_until_a_window_after_it_ends() {
         config(window, QuotaMode::FailFast),
         store(&redis, "ends", Duration::from_secs(5)),
     );
-    let slow = limiter.acquire(cloud_by_os(), None).await.unwrap();
-    let turn = tokio::time::Instant::now();
-    tokio::time::sleep(Duration::from_millis(700)).await;
-    slow.release().await;
-    for _ in 0..2 {
-        limiter.acquire(cloud_by_os(), None).await.unwrap().release().await;
-    }
+    let turn = slow_call_then_two(&limiter).await;
     // A window after the slow call's turn, not yet a window after its end.
     tokio::time::sleep_until(turn + window + Duration::from_millis(200)).await;
     let refusal = limiter.acquire(cloud_by_os(), None).await.err();
@@ -283,15 +277,21 @@ async fn a_call_counts_in_the_shared_window_until_a_window_after_it_ends() {
         },
         store(&redis, "turns", Duration::from_secs(5)),
     );
-    let slow = by_turn.acquire(cloud_by_os(), None).await.unwrap();
+    let turn = slow_call_then_two(&by_turn).await;
+    tokio::time::sleep_until(turn + window + Duration::from_millis(200)).await;
+    assert!(by_turn.acquire(cloud_by_os(), None).await.is_ok());
+}
+
+/// A 700 ms call, then two quick ones; the slow call's turn.
+async fn slow_call_then_two(limiter: &QuotaLimiter) -> tokio::time::Instant {
+    let slow = limiter.acquire(cloud_by_os(), None).await.unwrap();
     let turn = tokio::time::Instant::now();
     tokio::time::sleep(Duration::from_millis(700)).await;
     slow.release().await;
     for _ in 0..2 {
-        by_turn.acquire(cloud_by_os(), None).await.unwrap().release().await;
+        limiter.acquire(cloud_by_os(), None).await.unwrap().release().await;
     }
-    tokio::time::sleep_until(turn + window + Duration::from_millis(200)).await;
-    assert!(by_turn.acquire(cloud_by_os(), None).await.is_ok());
+    turn
 }
 
 #[tokio::test]

@@ -559,56 +559,35 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn a_call_counts_in_the_window_until_one_window_after_it_ends() {
-        let limiter = QuotaLimiter::new(QuotaConfig {
-            mode: QuotaMode::FailFast,
-            safety_margin: Duration::ZERO,
-            ..QuotaConfig::default()
-        });
-        let slow = limiter.acquire(&LIMITED, None).await.unwrap();
-        tokio::time::advance(Duration::from_secs(10)).await;
-        drop(slow);
-        for _ in 0..2 {
-            drop(limiter.acquire(&LIMITED, None).await.unwrap());
+    async fn a_call_counts_until_a_window_after_its_end_or_if_told_its_turn() {
+        // A 10 s call, then two quick ones: the fourth call's place frees a
+        // minute after the slow call's end, or after its turn.
+        for (counted_until, frees_after) in [(CountedUntil::WindowAfterEnd, 70), (CountedUntil::WindowAfterTurn, 60)] {
+            let limiter = QuotaLimiter::new(QuotaConfig {
+                mode: QuotaMode::FailFast,
+                safety_margin: Duration::ZERO,
+                counted_until,
+                ..QuotaConfig::default()
+            });
+            let turn = Instant::now();
+            let slow = limiter.acquire(&LIMITED, None).await.unwrap();
+            tokio::time::advance(Duration::from_secs(10)).await;
+            drop(slow);
+            for _ in 0..2 {
+                drop(limiter.acquire(&LIMITED, None).await.unwrap());
+            }
+            tokio::time::sleep_until(turn + Duration::from_secs(frees_after - 5)).await;
+            assert_eq!(
+                limiter.acquire(&LIMITED, None).await.err(),
+                Some(QuotaRefusal {
+                    quota: Quota::PerMinute,
+                    retry_after: Some(Duration::from_secs(5))
+                }),
+                "{counted_until:?}"
+            );
+            tokio::time::advance(Duration::from_secs(5)).await;
+            assert!(limiter.acquire(&LIMITED, None).await.is_ok(), "{counted_until:?}");
         }
-        // A minute after the slow call's turn, not yet a minute after its end.
-        tokio::time::advance(Duration::from_secs(55)).await;
-        assert_eq!(
-            limiter.acquire(&LIMITED, None).await.err(),
-            Some(QuotaRefusal {
-                quota: Quota::PerMinute,
-                retry_after: Some(Duration::from_secs(5))
-            })
-        );
-        tokio::time::advance(Duration::from_secs(5)).await;
-        assert!(limiter.acquire(&LIMITED, None).await.is_ok());
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn counted_until_a_window_after_its_turn_a_slow_call_frees_its_place_sooner() {
-        let limiter = QuotaLimiter::new(QuotaConfig {
-            mode: QuotaMode::FailFast,
-            safety_margin: Duration::ZERO,
-            counted_until: CountedUntil::WindowAfterTurn,
-            ..QuotaConfig::default()
-        });
-        let slow = limiter.acquire(&LIMITED, None).await.unwrap();
-        tokio::time::advance(Duration::from_secs(10)).await;
-        drop(slow);
-        for _ in 0..2 {
-            drop(limiter.acquire(&LIMITED, None).await.unwrap());
-        }
-        tokio::time::advance(Duration::from_secs(45)).await;
-        assert_eq!(
-            limiter.acquire(&LIMITED, None).await.err(),
-            Some(QuotaRefusal {
-                quota: Quota::PerMinute,
-                retry_after: Some(Duration::from_secs(5))
-            }),
-            "a minute after the slow call's turn"
-        );
-        tokio::time::advance(Duration::from_secs(5)).await;
-        assert!(limiter.acquire(&LIMITED, None).await.is_ok());
     }
 
     #[tokio::test(start_paused = true)]
