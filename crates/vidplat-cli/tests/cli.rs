@@ -1966,8 +1966,9 @@ async fn the_analytics_quota_is_the_machines_back_to_back_in_parallel_and_in_a_n
 
 /// The simulator counts an analytics call until a window after its end. The
 /// default keeps to that with 500 ms calls and the 250 ms margin;
-/// `--analytics-counted-until turn` (for a service counting arrivals) does
-/// not: its fourth call meets the server's 429 and waits for its Retry-After.
+/// `VIDPLAT_ANALYTICS_COUNTED_UNTIL=turn` or `--analytics-counted-until turn`
+/// (for a service counting arrivals) does not: its fourth call meets the
+/// server's 429 and waits for its Retry-After.
 #[tokio::test]
 async fn an_analytics_call_counts_until_a_minute_after_its_end_unless_told_its_turn() {
     let slow_calls = || SimConfig {
@@ -2001,6 +2002,17 @@ async fn an_analytics_call_counts_until_a_minute_after_its_end_unless_told_its_t
         stderr[3].contains("the server refused the last attempt (429 Too Many Requests)"),
         "{stderr:?}"
     );
+
+    // The flag beats the environment.
+    let cli = Cli::start_with(slow_calls()).await;
+    for _ in 0..4 {
+        let mut command = cli.command(&[&["--analytics-counted-until", "turn"], &call[..]].concat());
+        command.env("VIDPLAT_ANALYTICS_COUNTED_UNTIL", "end");
+        let run = cli.run_with(command, "").await;
+        assert_eq!(run.code, 0, "{run:?}");
+    }
+    let answered: Vec<u16> = cli.sim.journal().iter().map(|r| r.status).collect();
+    assert_eq!(answered, [200, 200, 200, 429, 200]);
 }
 
 #[tokio::test]

@@ -36,8 +36,8 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
-use vidplat_core::{CountedUntil, Quota, QuotaConfig, QuotaRefusal, WaitCause, Waiting};
 use vidplat_core::{Lease, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WhenUnavailable};
+use vidplat_core::{Quota, QuotaConfig, QuotaRefusal, WaitCause, Waiting};
 
 /// What a call does when Redis cannot be reached (the name it had before
 /// every shared store had it).
@@ -553,7 +553,7 @@ impl RedisQuota {
         let settings = self.inner.settings;
         let window = config.window.saturating_add(config.safety_margin);
         // The window a released call counts in, when it counts until a window after its end.
-        let until_end = (config.counted_until != CountedUntil::WindowAfterTurn).then_some(window);
+        let until_end = config.counted_until.until_end().then_some(window);
         let args = [
             token.clone(),
             millis(window).to_string(),
@@ -565,7 +565,8 @@ impl RedisQuota {
             millis(settings.ticket).to_string(),
             if wait { "1" } else { "0" }.to_owned(),
             if limited { "1" } else { "0" }.to_owned(),
-            if until_end.is_some() { "1" } else { "0" }.to_owned(),
+            self.window_life(until_end),
+            millis(window).saturating_mul(2).to_string(),
         ];
         let k = &self.inner.keys;
         let keys = [
@@ -1005,8 +1006,9 @@ local month = string.format('%04d-%02d', y, m)
 
 /// KEYS: leases, window, queue, alive, seq, month.
 /// ARGV: token, window ms, calls per window, concurrency, lease ms, month limit,
-/// UTC offset minutes, ticket ms, queue (1/0), rate limited (1/0), counted
-/// until a window after its end (1) or its turn (0).
+/// UTC offset minutes, ticket ms, queue (1/0), rate limited (1/0), the window
+/// key's life ms for a call counted until a window after its end (0: counted
+/// from its turn), the window key's life ms for one counted from its turn.
 /// Returns {code, wait ms, the month's count, calls queued ahead}.
 static ACQUIRE: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
     LuaScript::new(concat!(
@@ -1023,7 +1025,8 @@ local offset = tonumber(ARGV[7])
 local ticket = tonumber(ARGV[8])
 local queue = ARGV[9] == '1'
 local limited = ARGV[10] == '1'
-local until_end = ARGV[11] == '1'
+local life_until_end = tonumber(ARGV[11])
+local life_from_turn = tonumber(ARGV[12])
 
 "#,
         month_lua!(),
@@ -1072,9 +1075,14 @@ end
 
 redis.call('ZADD', KEYS[1], now + lease, token)
 redis.call('PEXPIRE', KEYS[1], lease * 2)
--- Counted until its end: the lease's, until its release says when.
-redis.call('ZADD', KEYS[2], until_end and now + lease or now, token)
-redis.call('PEXPIRE', KEYS[2], (window + lease) * 2)
+if life_until_end > 0 then
+  -- Counted until its end: the lease's, until its release says when.
+  redis.call('ZADD', KEYS[2], now + lease, token)
+  redis.call('PEXPIRE', KEYS[2], life_until_end)
+else
+  redis.call('ZADD', KEYS[2], now, token)
+  redis.call('PEXPIRE', KEYS[2], life_from_turn)
+end
 used = redis.call('HINCRBY', KEYS[6], month, 1)
 redis.call('EXPIRE', KEYS[6], 100 * 86400)
 if queue then

@@ -30,10 +30,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::time::Instant;
-use vidplat_core::{CountedUntil, QuotaConfig, QuotaRefusal};
 use vidplat_core::{
     Lease, Quota, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WaitCause, WhenUnavailable,
 };
+use vidplat_core::{QuotaConfig, QuotaRefusal};
 
 /// The variable naming the state directory (overrides the platform's).
 pub const STATE_DIR_VARIABLE: &str = "VIDPLAT_STATE_DIR";
@@ -244,7 +244,7 @@ impl Files {
     fn still_held(&self, run: Running) -> bool {
         let path = self.slot_path(run.slot);
         let Ok(file) = File::open(&path) else { return false };
-        if !matches!(file.try_lock(), Err(TryLockError::WouldBlock)) {
+        if !matches!(held_elsewhere(&file), Ok(true)) {
             return false;
         }
         let mut mark = [0u8; 8];
@@ -262,11 +262,7 @@ impl Files {
                 break;
             }
             let file = Self::open(&path)?;
-            match file.try_lock() {
-                Ok(()) => drop(file),
-                Err(TryLockError::WouldBlock) => held += 1,
-                Err(TryLockError::Error(e)) => return Err(unavailable("locking", &path, e)),
-            }
+            held += u64::from(held_elsewhere(&file).map_err(|e| unavailable("locking", &path, e))?);
         }
         Ok(held)
     }
@@ -320,6 +316,16 @@ impl Files {
     }
 }
 
+/// Whether another open file (of this process or another) holds the lock on
+/// `file`'s file. Asking takes the lock when it is free; it goes with `file`.
+fn held_elsewhere(file: &File) -> std::io::Result<bool> {
+    match file.try_lock() {
+        Ok(()) => Ok(false),
+        Err(TryLockError::WouldBlock) => Ok(true),
+        Err(TryLockError::Error(e)) => Err(e),
+    }
+}
+
 /// Now, in milliseconds since the Unix epoch.
 fn now_millis() -> u64 {
     SystemTime::now()
@@ -367,9 +373,16 @@ impl Counts {
         self.window.sort_unstable();
     }
 
-    /// Takes a turn for a call that holds `run`'s slot (`None`: a call that
-    /// counts only against the month).
-    fn take(&mut self, config: &QuotaConfig, run: Option<Running>, still_held: impl Fn(Running) -> bool) -> Decision {
+    /// Takes a turn for a call: `limited`, one that counts in the window;
+    /// `running`, the call when it counts there until a window after its end
+    /// (else from its turn).
+    fn take(
+        &mut self,
+        config: &QuotaConfig,
+        limited: bool,
+        running: Option<Running>,
+        still_held: impl Fn(Running) -> bool,
+    ) -> Decision {
         let now = now_millis();
         let window = millis(config.window.saturating_add(config.safety_margin));
         self.tidy(now, window, still_held);
@@ -378,7 +391,7 @@ impl Counts {
         }
         let capacity = usize::try_from(config.calls_per_window.max(1)).unwrap_or(usize::MAX);
         let in_window = self.window.len() + self.running.len();
-        if run.is_some() && in_window >= capacity {
+        if limited && in_window >= capacity {
             // Running calls filling the window end when they end: look again soon.
             let left = self
                 .window
@@ -387,12 +400,10 @@ impl Counts {
             return Decision::Full(Duration::from_millis(left.max(1)));
         }
         self.used += 1;
-        if let Some(run) = run {
-            match config.counted_until {
-                CountedUntil::WindowAfterTurn => self.window.push(now),
-                // Until a window after its end (the default).
-                _ => self.running.push(run),
-            }
+        match running {
+            Some(run) => self.running.push(run),
+            None if limited => self.window.push(now),
+            None => {}
         }
         Decision::Counted(self.used)
     }
@@ -438,11 +449,16 @@ impl SharedQuota for MachineQuota {
             } else {
                 None
             };
-            let run = slot.as_ref().map(|&(_, slot)| Running { slot, mark });
+            // The call, when it counts until a window after its end.
+            let running = slot
+                .as_ref()
+                .filter(|_| turn.config.counted_until.until_end())
+                .map(|&(_, slot)| Running { slot, mark });
             loop {
                 let decision = files
                     .with_counts(|counts| {
-                        let decision = counts.take(turn.config, run, |run| files.still_held(run));
+                        let decision =
+                            counts.take(turn.config, turn.rate_limited, running, |run| files.still_held(run));
                         let counted = matches!(decision, Decision::Counted(_));
                         (decision, counted)
                     })
@@ -450,13 +466,13 @@ impl SharedQuota for MachineQuota {
                 match decision {
                     Decision::Counted(used) => {
                         (turn.saw_month)(used);
-                        return Ok(Ok(match (slot, run) {
-                            (Some((lock, _)), Some(run)) => Box::new(SlotLease {
+                        return Ok(Ok(match slot {
+                            Some((lock, _)) => Box::new(SlotLease {
                                 files: self.files.clone(),
-                                run: (turn.config.counted_until != CountedUntil::WindowAfterTurn).then_some(run),
+                                run: running,
                                 _lock: lock,
                             }) as Box<dyn Lease>,
-                            _ => Box::new(NoSlot),
+                            None => Box::new(NoSlot),
                         }));
                     }
                     Decision::MonthSpent => return refusal(Quota::Month, None),
@@ -497,8 +513,9 @@ impl SharedQuota for MachineQuota {
                         .iter()
                         .filter(|&&at| now.saturating_sub(at) < window && at <= now.saturating_add(window))
                         .count();
-                    let running = counts.running.iter().filter(|&&run| self.files.still_held(run)).count();
-                    ((ended + running) as u64, false)
+                    // A running call counts whether its holder lives (it runs) or
+                    // not (it ends at the next turn, now).
+                    ((ended + counts.running.len()) as u64, false)
                 })
                 .await?;
             let in_flight = self.files.slots_held()?;
@@ -533,7 +550,7 @@ mod tests {
             running: Vec::new(),
         };
         assert!(matches!(
-            counts.take(&config, Some(run(1)), |_| true),
+            counts.take(&config, true, Some(run(1)), |_| true),
             Decision::Counted(1)
         ));
         assert_eq!(counts.window.len(), 1, "the old and the far-future call are gone");
@@ -541,10 +558,10 @@ mod tests {
         counts.end(run(1), now);
         assert_eq!((counts.window.len(), counts.running.len()), (2, 0));
         assert!(matches!(
-            counts.take(&config, Some(run(2)), |_| true),
+            counts.take(&config, true, Some(run(2)), |_| true),
             Decision::Counted(2)
         ));
-        match counts.take(&config, Some(run(3)), |_| true) {
+        match counts.take(&config, true, Some(run(3)), |_| true) {
             Decision::Full(wait) => assert!(
                 wait <= Duration::from_secs(60) && wait > Duration::from_secs(58),
                 "{wait:?}"
@@ -553,21 +570,26 @@ mod tests {
         }
         // A call that counts only against the month is not held back by the
         // window; its turn finds the running call's slot let go: it ended then.
-        assert!(matches!(counts.take(&config, None, |_| false), Decision::Counted(3)));
+        assert!(matches!(
+            counts.take(&config, false, None, |_| false),
+            Decision::Counted(3)
+        ));
         assert_eq!((counts.window.len(), counts.running.len()), (3, 0));
         counts.used = config.per_month;
-        assert!(matches!(counts.take(&config, None, |_| true), Decision::MonthSpent));
+        assert!(matches!(
+            counts.take(&config, false, None, |_| true),
+            Decision::MonthSpent
+        ));
     }
 
     #[test]
-    fn counted_until_a_window_after_its_turn_a_call_is_stamped_when_it_takes_it() {
-        let config = QuotaConfig {
-            counted_until: CountedUntil::WindowAfterTurn,
-            ..QuotaConfig::default()
-        };
+    fn a_call_counted_from_its_turn_is_stamped_when_it_takes_it() {
+        // The command line's test through the binary covers which calls are
+        // (`an_analytics_call_counts_until_a_minute_after_its_end_unless_told_its_turn`).
+        let config = QuotaConfig::default();
         let mut counts = Counts::default();
         assert!(matches!(
-            counts.take(&config, Some(Running { slot: 0, mark: 1 }), |_| true),
+            counts.take(&config, true, None, |_| true),
             Decision::Counted(1)
         ));
         assert_eq!((counts.window.len(), counts.running.len()), (1, 0));

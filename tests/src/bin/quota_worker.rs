@@ -8,7 +8,7 @@
 //! epoch), then `round_trips <n>`. With `--hold` it takes the analytics slot,
 //! prints `holding`, and keeps it until killed. With `--export REPORT --out DIR
 //! --from DATE --to DATE` it exports the report one day a chunk instead, and
-//! prints `exported <rows> <calls> <paused>`.
+//! prints `exported …` (see `export`).
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use vidplat::{Error, QuotaConfig, QuotaStore, RedisQuota, RetryPolicy};

@@ -13,14 +13,14 @@
 //! after it ends. Whether the service counts a call from its arrival or from
 //! its end is not shown: a call ends after it arrives, however late it
 //! arrives, so this keeps to the limit under either reading
-//! ([`CountedUntil`] chooses the other).
+//! ([`CountedUntil`](crate::CountedUntil) chooses the other).
 //!
 //! Where the counts live is the [`QuotaStore`]: in this process's memory (the
 //! default), or in a [`SharedQuota`] store the account's processes share
 //! (Redis for several machines: `vidplat-redis`).
 
 use crate::quota::limits::{
-    CountedUntil, Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting,
+    Quota, QuotaActivity, QuotaConfig, QuotaMode, QuotaRefusal, QuotaUsage, QuotaWait, WaitCause, Waiting,
 };
 use crate::quota::shared::{Lease, SharedQuota, Turn, WhenUnavailable};
 use crate::table::OperationMeta;
@@ -145,7 +145,7 @@ pub struct QuotaLimiter {
 
 struct State {
     /// End times of the calls that ended in the current window, oldest first
-    /// (with [`CountedUntil::WindowAfterTurn`], their turns).
+    /// (with [`CountedUntil::WindowAfterTurn`](crate::CountedUntil::WindowAfterTurn), their turns).
     ended: VecDeque<Instant>,
     /// Calls that took a turn and have not ended: each counts in the window.
     running: usize,
@@ -460,15 +460,12 @@ impl QuotaLimiter {
                         return Err(MONTH_SPENT);
                     }
                     state.month_used += 1;
-                    let counted_until_end = match self.config.counted_until {
-                        CountedUntil::WindowAfterEnd => {
-                            state.running += 1;
-                            Some(self.state.clone())
-                        }
-                        CountedUntil::WindowAfterTurn => {
-                            state.ended.push_back(now);
-                            None
-                        }
+                    let counted_until_end = if self.config.counted_until.until_end() {
+                        state.running += 1;
+                        Some(self.state.clone())
+                    } else {
+                        state.ended.push_back(now);
+                        None
                     };
                     return Ok(QuotaPermit {
                         _slot: Slot::Local(LocalTurn {
@@ -517,6 +514,7 @@ impl QuotaLimiter {
 mod tests {
     use super::*;
     use crate::table::Method;
+    use crate::CountedUntil;
 
     const LIMITED: OperationMeta = OperationMeta {
         summary: "by OS",

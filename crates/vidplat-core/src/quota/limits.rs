@@ -78,6 +78,14 @@ pub enum CountedUntil {
     WindowAfterTurn,
 }
 
+impl CountedUntil {
+    /// Whether a call counts while it runs and until a window after its end
+    /// (every reading but [`WindowAfterTurn`](Self::WindowAfterTurn)).
+    pub fn until_end(self) -> bool {
+        self != CountedUntil::WindowAfterTurn
+    }
+}
+
 /// The limits enforced on the client side.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuotaConfig {

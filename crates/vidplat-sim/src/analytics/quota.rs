@@ -218,3 +218,34 @@ impl Quota {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(concurrent: u32) -> Limits {
+        Limits {
+            per_minute: 3,
+            concurrent,
+            monthly: 50_000,
+            window: Duration::from_secs(60),
+            latency: Duration::from_secs(2),
+        }
+    }
+
+    #[test]
+    fn an_execution_counts_from_its_admission_until_a_window_after_its_end() {
+        let quota = Quota::new(limits(4), super::super::clock::now(), 0);
+        let now = super::super::clock::now();
+        let running: Vec<Execution> = (0..3).map(|_| quota.admit(Scope::AllLimits, now).unwrap()).collect();
+        // Running ones fill the window: a place frees when one ends, a latency on.
+        let refusal = quota.admit(Scope::AllLimits, now).err().unwrap();
+        assert_eq!((refusal.limit, refusal.retry_after_secs), ("per-minute", 2));
+        drop(running);
+        // Ended just now: a window on.
+        let refusal = quota.admit(Scope::AllLimits, now).err().unwrap();
+        assert_eq!((refusal.limit, refusal.retry_after_secs), ("per-minute", 60));
+        // The real-time operation counts only against the month.
+        assert!(quota.admit(Scope::MonthlyOnly, now).is_ok());
+    }
+}
