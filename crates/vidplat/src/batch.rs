@@ -40,14 +40,13 @@
 
 use crate::Error;
 use futures_util::stream::{BoxStream, StreamExt as _};
-use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufRead as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use vidplat_core::{Args, Operation, OperationMeta, Refusal, Refusals, Service};
+use vidplat_core::{Args, OperationMeta, Refusal, Refusals, Service};
 
 /// One row: its number in the input (reported with its outcome) and its
 /// arguments, as an operation's builder reads them (`vidplat_core::Args`).
@@ -299,11 +298,23 @@ impl Batch<'_> {
     /// documents give, every member's type). Empty when every row may go.
     pub fn check(&self, rows: &[BatchRow]) -> Refused {
         rows.iter()
-            .filter_map(|row| match self.visit(self.operation, &row.args, Checking) {
-                Ok(Ok(())) => None,
-                Ok(Err(refusals)) | Err(refusals) => Some((row.number, refusals)),
-            })
+            .filter_map(|row| self.refusals(&row.args).map(|refusals| (row.number, refusals)))
             .collect()
+    }
+
+    /// Why `args` cannot be made into the operation's request, if they cannot.
+    fn refusals(&self, args: &Args) -> Option<Refusals> {
+        let id = self.operation.id;
+        match self.client.any_call(self.service, id, args) {
+            Ok(Some(Ok(call))) => match call.prepare() {
+                Ok(_) => None,
+                Err(Error::InvalidInput(refusals)) => Some(refusals),
+                Err(error) => Some(Refusal::new(error.to_string()).into()),
+            },
+            Ok(Some(Err(refusals))) => Some(refusals),
+            Ok(None) => Some(Refusal::new("is not an operation of this client").at(id).into()),
+            Err(error) => Some(Refusal::new(error.to_string()).at(self.service.as_str()).into()),
+        }
     }
 
     /// Runs every row of `rows`, any stream (`futures::stream::iter(vec)`
@@ -440,44 +451,6 @@ impl Batch<'_> {
 
     fn ended(&self, number: u64, outcome: Outcome) -> RowOutcome {
         RowOutcome { number, outcome }
-    }
-
-    /// `visitor` given `operation`'s builder made from `args`.
-    fn visit<'a, V: vidplat_core::OperationVisitor<'a>>(
-        &'a self,
-        operation: &OperationMeta,
-        args: &Args,
-        visitor: V,
-    ) -> Result<V::Output, Refusals> {
-        let id = operation.id;
-        let visited = self.client.visit(self.service, id, args, visitor);
-        match visited {
-            Ok(Some(result)) => result,
-            Ok(None) => Err(Refusal::new("is not an operation of this client").at(id).into()),
-            Err(error) => Err(Refusal::new(error.to_string()).at(self.service.as_str()).into()),
-        }
-    }
-}
-
-/// Makes each builder into its request, without sending it.
-struct Checking;
-
-impl<'a> vidplat_core::OperationVisitor<'a> for Checking {
-    type Output = Result<(), Refusals>;
-
-    fn operation<Op>(self, builder: Op) -> Self::Output
-    where
-        Op: Operation + 'a,
-        Op::Success: Serialize,
-    {
-        match builder.prepare() {
-            Ok(_) => Ok(()),
-            Err(failure) => Err(match failure.kind {
-                vidplat_core::FailureKind::InvalidInput(refusals) => refusals,
-                vidplat_core::FailureKind::Refused(reason) => Refusal::new(reason.to_string()).into(),
-                _ => Refusal::new(failure.to_string()).into(),
-            }),
-        }
     }
 }
 
