@@ -226,15 +226,7 @@ impl<'a> TaskWaiter<'a> {
     /// an error only when polling failed or the wait timed out.
     #[inline]
     pub async fn final_task(self) -> Result<Task, Error> {
-        let mut changes = self.status_changes();
-        let mut last = None;
-        while let Some(change) = changes.next().await {
-            last = Some(change?);
-        }
-        last.ok_or(Error::WaitTimedOut {
-            waited: Duration::ZERO,
-            last_status: None,
-        })
+        last(self.status_changes()).await
     }
 
     async fn ready(self) -> Result<Task, Error> {
@@ -260,8 +252,21 @@ async fn get_task(client: &Client, task_id: NonZeroU64) -> Result<Task, Error> {
     Ok(client.encoder()?.get_task().task_id(task_id).send().await?.into_inner())
 }
 
-/// An id a waiter was given that breaks its rule (a response's `None`, 0): nothing is polled.
-/// A waiter's id refused before anything was sent: the member it stands for, and why.
+/// The last of a waiter's states, once the polling ends; a stream that ends
+/// with none is a wait given up before the first poll.
+async fn last<T>(mut states: BoxStream<'_, Result<T, Error>>) -> Result<T, Error> {
+    let mut last = None;
+    while let Some(state) = states.next().await {
+        last = Some(state?);
+    }
+    last.ok_or(Error::WaitTimedOut {
+        waited: Duration::ZERO,
+        last_status: None,
+    })
+}
+
+/// A waiter's id (a response's `None`, 0) refused before anything was sent:
+/// the member it stands for, and why.
 fn refused_id(field: &str, refusal: vidplat_core::Refusal) -> Error {
     Error::InvalidInput(vidplat_core::Refusal::new(refusal.rule().to_owned()).at(field).into())
 }
@@ -324,25 +329,12 @@ impl<'a> IntoFuture for TasksWaiter<'a> {
 
     #[inline]
     fn into_future(self) -> Self::IntoFuture {
-        let count = self.task_ids.len();
         let ended = self.as_they_end();
         Box::pin(async move {
-            let mut finals: Vec<Option<Result<Task, Error>>> = (0..count).map(|_| None).collect();
-            let mut ended = ended;
-            while let Some((index, outcome)) = ended.next().await {
-                if let Some(slot) = finals.get_mut(index) {
-                    *slot = Some(outcome);
-                }
-            }
-            finals
-                .into_iter()
-                .map(|outcome| {
-                    outcome.unwrap_or(Err(Error::WaitTimedOut {
-                        waited: Duration::ZERO,
-                        last_status: None,
-                    }))
-                })
-                .collect()
+            // Each task ends once; its outcome goes back to its place among the ids given.
+            let mut finals: Vec<_> = ended.collect().await;
+            finals.sort_unstable_by_key(|(index, _)| *index);
+            finals.into_iter().map(|(_, outcome)| outcome).collect()
         })
     }
 }
@@ -391,7 +383,7 @@ impl<'a> IntoFuture for TaskImportWaiter<'a> {
             let import_id = self.import_id.map_err(|rule| refused_id("task_import_id", rule))?;
             let client = self.client;
             let finished = self.finished;
-            let mut changes = self.polling.stream(
+            let changes = self.polling.stream(
                 move || async move {
                     Ok(client
                         .encoder()?
@@ -404,14 +396,7 @@ impl<'a> IntoFuture for TaskImportWaiter<'a> {
                 move |job: &TaskImport| finished(job),
                 |job: &TaskImport| serde_json::to_string(&job.task_status).ok(),
             );
-            let mut last = None;
-            while let Some(job) = changes.next().await {
-                last = Some(job?);
-            }
-            last.ok_or(Error::WaitTimedOut {
-                waited: Duration::ZERO,
-                last_status: None,
-            })
+            last(changes).await
         })
     }
 }
