@@ -393,6 +393,39 @@ impl Change {
             _ => &[],
         }
     }
+
+    /// The operation that makes the change and its arguments, a name of
+    /// another kind given as its id in `ids`; `None` for a kind this build
+    /// does not know.
+    fn call(&self, ids: &Ids) -> Option<(Service, &'static str, Map<String, Value>)> {
+        let (service, operation, id, body) = match (&self.action, kind_of(self.key)) {
+            (Action::Settings { body, .. }, _) => (Service::Encoder, SETTINGS.2, None, Some(body.clone())),
+            (Action::Create { body }, Some(kind)) => {
+                (kind.service, kind.register, None, Some(with_ids(&kind, body, ids)))
+            }
+            (Action::Update { id, body, .. }, Some(kind)) => (
+                kind.service,
+                kind.rows.update.unwrap_or(kind.register),
+                Some((kind.rows.id_argument, id.clone())),
+                Some(with_ids(&kind, body, ids)),
+            ),
+            (Action::Delete { id }, Some(kind)) => (
+                kind.service,
+                kind.rows.delete,
+                Some((kind.rows.id_argument, id.clone())),
+                None,
+            ),
+            (_, None) => return None,
+        };
+        let mut args = Map::new();
+        if let Some((name, id)) = id {
+            args.insert(name.to_owned(), id);
+        }
+        if let Some(body) = body {
+            args.insert("body".to_owned(), body);
+        }
+        Some((service, operation, args))
+    }
 }
 
 impl fmt::Display for Change {
@@ -674,48 +707,12 @@ impl Plan {
         let mut ids = self.ids;
         let total = self.changes.len();
         for (done, change) in self.changes.into_iter().enumerate() {
-            let kind = kind_of(change.key);
-            let args = |members: Vec<(&str, Value)>| {
-                Args::new(
-                    members
-                        .into_iter()
-                        .map(|(name, value)| (name.to_owned(), value))
-                        .collect(),
-                )
-            };
-            let result = match (&change.action, kind) {
-                (Action::Settings { body, .. }, _) => client
-                    .call_json(Service::Encoder, SETTINGS.2, &args(vec![("body", body.clone())]))
+            let result = match change.call(&ids) {
+                Some((service, operation, args)) => client
+                    .call_json(service, operation, &Args::new(args))
                     .await
-                    .map(|_| None),
-                (Action::Create { body }, Some(kind)) => client
-                    .call_json(
-                        kind.service,
-                        kind.register,
-                        &args(vec![("body", with_ids(&kind, body, &ids))]),
-                    )
-                    .await
-                    .map(|answer| Some(answer["id"].clone())),
-                (Action::Update { id, body, .. }, Some(kind)) => {
-                    let update = kind.rows.update.unwrap_or(kind.register);
-                    let members = vec![
-                        (kind.rows.id_argument, id.clone()),
-                        ("body", with_ids(&kind, body, &ids)),
-                    ];
-                    client
-                        .call_json(kind.service, update, &args(members))
-                        .await
-                        .map(|_| None)
-                }
-                (Action::Delete { id }, Some(kind)) => client
-                    .call_json(
-                        kind.service,
-                        kind.rows.delete,
-                        &args(vec![(kind.rows.id_argument, id.clone())]),
-                    )
-                    .await
-                    .map(|_| None),
-                (_, None) => Ok(None),
+                    .map(|answer| change.creates().then(|| answer["id"].clone())),
+                None => Ok(None),
             };
             match result {
                 Ok(made) => {
@@ -756,25 +753,17 @@ fn checked(
             ids.entry(name.to_owned()).or_insert(Value::from(1));
         }
     }
-    for change in changes {
-        let kind = kind_of(change.key);
-        let (operation, service, id_argument, body) = match (&change.action, kind) {
-            (Action::Create { body }, Some(kind)) => (kind.register, kind.service, None, with_ids(&kind, body, &ids)),
-            (Action::Update { body, .. }, Some(kind)) => (
-                kind.rows.update.unwrap_or(kind.register),
-                kind.service,
-                Some(kind.rows.id_argument),
-                with_ids(&kind, body, &ids),
-            ),
-            (Action::Settings { body, .. }, _) => (SETTINGS.2, Service::Encoder, None, body.clone()),
-            _ => continue,
+    for change in changes.iter().filter(|change| !change.deletes()) {
+        let Some((service, operation, mut args)) = change.call(&ids) else {
+            continue;
         };
         let Ok(batch) = client.batch(service, operation) else {
             continue;
         };
-        let mut args = Map::from_iter([("body".to_owned(), body)]);
-        if let Some(argument) = id_argument {
-            args.insert(argument.to_owned(), Value::from(1));
+        let kind = kind_of(change.key);
+        // What is checked is the body: the id of the resource to update stands as 1.
+        if let Some(id) = kind.as_ref().and_then(|kind| args.get_mut(kind.rows.id_argument)) {
+            *id = Value::from(1);
         }
         let row = crate::batch::BatchRow {
             number: 0,
