@@ -186,9 +186,7 @@ impl crate::Client {
     pub fn batch(&self, service: Service, operation: &str) -> Result<Batch<'_>, BatchError> {
         // A service this client cannot call is said once, not for every row.
         self.runtime(service)?;
-        let table = crate::client::tables()
-            .into_iter()
-            .find(|table| table.service == service);
+        let table = crate::client::table(service);
         let row = table
             .and_then(|table| table.operation(operation))
             .ok_or_else(|| BatchError::UnknownOperation {

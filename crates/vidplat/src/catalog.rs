@@ -75,10 +75,7 @@ fn kind_of(key: &str) -> Option<Kind> {
 }
 
 fn operation(service: Service, id: &str) -> Option<&'static OperationMeta> {
-    crate::client::tables()
-        .into_iter()
-        .find(|table| table.service == service)
-        .and_then(|table| table.operation(id))
+    crate::client::table(service).and_then(|table| table.operation(id))
 }
 
 fn body_of(service: Service, id: &str) -> Option<RequestBody> {

@@ -133,16 +133,7 @@ impl Client {
 
     /// Whether this client has `service` (built with its feature and given its URL).
     pub fn has(&self, service: Service) -> bool {
-        match service {
-            #[cfg(feature = "encoder")]
-            Service::Encoder => self.encoder.is_some(),
-            #[cfg(feature = "vms")]
-            Service::Vms => self.vms.is_some(),
-            #[cfg(feature = "analytics")]
-            Service::Analytics => self.analytics.is_some(),
-            #[allow(unreachable_patterns)] // every service's feature on
-            _ => false,
-        }
+        self.runtime(service).is_ok()
     }
 
     /// `service`'s runtime (its base URL, key, retries, deadline and quota):
@@ -548,4 +539,10 @@ pub(crate) fn tables() -> Vec<&'static ServiceTable> {
         #[cfg(feature = "analytics")]
         &vidplat_analytics::operations::TABLE,
     ]
+}
+
+/// `service`'s operation table, when this build holds it.
+#[cfg(feature = "by-name")]
+pub(crate) fn table(service: Service) -> Option<&'static ServiceTable> {
+    tables().into_iter().find(|table| table.service == service)
 }
