@@ -280,10 +280,9 @@ impl std::error::Error for VerifyError {}
 
 /// Signs a page URL (`https://{domain}/pages/{page_id}`, a fragment allowed).
 pub fn sign(page_url: &str, key: &SigningKey, grant: &Grant) -> Result<String, SignError> {
-    let (page_url, fragment) = match page_url.split_once('#') {
-        Some((url, fragment)) => (url, Some(fragment)),
-        None => (page_url, None),
-    };
+    let (page_url, fragment) = page_url
+        .split_once('#')
+        .map_or((page_url, None), |(url, at)| (url, Some(at)));
     let message = message(page_url, grant)?;
     let signature = hex::encode(ring::hmac::sign(&key.hmac(), message.as_bytes()));
     let separator = if message.contains('?') { '&' } else { '?' };
@@ -434,17 +433,16 @@ pub fn verify(url: &str, key: &SigningKey, now_unix: u64) -> Result<Grant, Verif
     Ok(grant)
 }
 
+/// Everything but RFC 3986 unreserved characters (letters, digits, `-._~`).
+const NOT_UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
 /// Percent-encodes everything but RFC 3986 unreserved characters.
 fn encode_component(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(value, NOT_UNRESERVED).to_string()
 }
 
 fn decode_component(value: &str) -> Option<String> {

@@ -95,13 +95,7 @@ fn key(secret: &WebhookSecret) -> ring::hmac::Key {
 }
 
 fn message(id: &str, timestamp: &str, body: &[u8]) -> Vec<u8> {
-    let mut message = Vec::with_capacity(id.len() + timestamp.len() + body.len() + 2);
-    message.extend_from_slice(id.as_bytes());
-    message.push(b'.');
-    message.extend_from_slice(timestamp.as_bytes());
-    message.push(b'.');
-    message.extend_from_slice(body);
-    message
+    [id.as_bytes(), b".", timestamp.as_bytes(), b".", body].concat()
 }
 
 /// Now, in seconds since the epoch: what a sender puts in
