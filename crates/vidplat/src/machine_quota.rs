@@ -149,16 +149,16 @@ impl From<MachineQuota> for vidplat_core::QuotaStore {
     }
 }
 
-/// The slot of one call in flight: the lock on its slot file. Released, the
-/// call's end is stamped in the window (when it counts until then), then the
-/// lock is let go; dropped, the lock goes at once and the next turn stamps
-/// the end.
+/// The slot of one call in flight: the lock on its slot file (none for a
+/// call that counts only against the month). Released, the call's end is
+/// stamped in the window (when it counts until then), then the lock is let
+/// go; dropped, the lock goes at once and the next turn stamps the end.
 #[derive(Debug)]
 struct SlotLease {
     files: Arc<Files>,
     /// The call, when it counts in the window until a window after its end.
     run: Option<Running>,
-    _lock: File,
+    _lock: Option<File>,
 }
 
 impl Lease for SlotLease {
@@ -173,16 +173,6 @@ impl Lease for SlotLease {
                 tracing::warn!("analytics quota: {unavailable}; the next turn stamps the call's end");
             }
         })
-    }
-}
-
-/// No slot (a call that counts only against the month).
-#[derive(Debug)]
-struct NoSlot;
-
-impl Lease for NoSlot {
-    fn release(self: Box<Self>) -> StoreFuture<'static, ()> {
-        Box::pin(std::future::ready(()))
     }
 }
 
@@ -466,14 +456,11 @@ impl SharedQuota for MachineQuota {
                 match decision {
                     Decision::Counted(used) => {
                         (turn.saw_month)(used);
-                        return Ok(Ok(match slot {
-                            Some((lock, _)) => Box::new(SlotLease {
-                                files: self.files.clone(),
-                                run: running,
-                                _lock: lock,
-                            }) as Box<dyn Lease>,
-                            None => Box::new(NoSlot),
-                        }));
+                        return Ok(Ok(Box::new(SlotLease {
+                            files: self.files.clone(),
+                            run: running,
+                            _lock: slot.map(|(lock, _)| lock),
+                        }) as Box<dyn Lease>));
                     }
                     Decision::MonthSpent => return refusal(Quota::Month, None),
                     Decision::Full(wait) => {
