@@ -4,6 +4,8 @@
 
 use crate::mock::{http_answer, route, tables, ANALYTICS_URL, ENCODER_URL, VMS_URL};
 use crate::rule::lock;
+use base64::engine::{GeneralPurpose, GeneralPurposeConfig};
+use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -656,7 +658,7 @@ impl Scrubber {
                 let lossy = String::from_utf8_lossy(body);
                 match self.text(&lossy) {
                     Cow::Owned(scrubbed) => (Some(scrubbed), None),
-                    Cow::Borrowed(_) => (None, Some(base64_encode(body))),
+                    Cow::Borrowed(_) => (None, Some(BASE64.encode(body))),
                 }
             }
         };
@@ -698,9 +700,10 @@ fn read_cassette(text: &str) -> Result<(Vec<Exchange>, Vec<Vec<u8>>), String> {
         let body = match (&response.body, &response.body_base64) {
             (Some(_), Some(_)) => return Err(unusable("both `body` and `body_base64`".to_owned())),
             (Some(text), None) => text.clone().into_bytes(),
-            (None, Some(encoded)) => {
-                base64_decode(encoded).ok_or_else(|| unusable("`body_base64` is not base64".to_owned()))?
-            }
+            (None, Some(encoded)) => BASE64
+                .decode(encoded)
+                .ok()
+                .ok_or_else(|| unusable("`body_base64` is not base64".to_owned()))?,
             (None, None) => Vec::new(),
         };
         exchanges.push(exchange);
@@ -709,43 +712,11 @@ fn read_cassette(text: &str) -> Result<(Vec<Exchange>, Vec<Vec<u8>>), String> {
     Ok((exchanges, bodies))
 }
 
-const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-fn base64_encode(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let byte = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
-        let group = (byte(0) << 16) | (byte(1) << 8) | byte(2);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(BASE64[(group >> (18 - 6 * i)) as usize & 63]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let digits = text.trim_end_matches('=');
-    if !text.len().is_multiple_of(4) || text.len() - digits.len() > 2 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
-    let (mut group, mut bits) = (0_u32, 0_u32);
-    for c in digits.bytes() {
-        let digit = BASE64.iter().position(|&d| d == c)?;
-        group = (group << 6) | digit as u32;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((group >> bits) as u8);
-            group &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
-}
+/// The standard alphabet, padded; a last digit's spare bits need not be zero.
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_allow_trailing_bits(true),
+);
 
 #[cfg(test)]
 mod tests {
@@ -763,12 +734,17 @@ mod tests {
             b"foobar",
             &[0xff, 0x00, 0xfe, 0x80],
         ] {
-            let encoded = base64_encode(bytes);
-            assert_eq!(base64_decode(&encoded).as_deref(), Some(bytes), "{encoded}");
+            let encoded = BASE64.encode(bytes);
+            assert_eq!(BASE64.decode(&encoded).ok().as_deref(), Some(bytes), "{encoded}");
         }
-        assert_eq!(base64_encode(b"foobar"), "Zm9vYmFy");
-        assert_eq!(base64_encode(b"fo"), "Zm8=");
-        assert_eq!(base64_decode("Zm8"), None);
-        assert_eq!(base64_decode("Zm8*"), None);
+        assert_eq!(BASE64.encode(b"foobar"), "Zm9vYmFy");
+        assert_eq!(BASE64.encode(b"fo"), "Zm8=");
+        assert!(BASE64.decode("Zm8").is_err(), "padding is required");
+        assert!(BASE64.decode("Zm8*").is_err());
+        assert_eq!(
+            BASE64.decode("Zm9=").ok(),
+            Some(b"fo".to_vec()),
+            "spare bits are let be"
+        );
     }
 }
