@@ -281,11 +281,6 @@ pub(crate) fn route(request: &reqwest::Request) -> Option<Incoming> {
         .filter(|(_, op)| op.method.as_str() == method)
         .filter_map(|(service, op)| matches_template(op, &segments).map(|params| (service, op, params)))
         .min_by_key(|(_, op, params)| (op.path.matches('/').count() != segments.len(), params.len()))?;
-    let decode = |text: &str| {
-        percent_encoding::percent_decode_str(text)
-            .decode_utf8_lossy()
-            .into_owned()
-    };
     Some(Incoming {
         service,
         operation,
@@ -304,15 +299,9 @@ pub(crate) fn route(request: &reqwest::Request) -> Option<Incoming> {
             .collect(),
         body: request.body().and_then(|b| b.as_bytes()).map(<[u8]>::to_vec),
     })
-    .map(|mut incoming| {
-        for (_, value) in &mut incoming.path_params {
-            *value = decode(value);
-        }
-        incoming
-    })
 }
 
-/// The path members, when `segments` end with the segments of `operation`'s path.
+/// The path members, decoded, when `segments` end with the segments of `operation`'s path.
 fn matches_template(operation: &OperationMeta, segments: &[&str]) -> Option<Vec<(String, String)>> {
     let wanted = operation.path.split('/').filter(|s| !s.is_empty()).count();
     let tail = segments.get(segments.len().checked_sub(wanted)?..)?;
@@ -320,7 +309,14 @@ fn matches_template(operation: &OperationMeta, segments: &[&str]) -> Option<Vec<
     Some(
         members
             .into_iter()
-            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+            .map(|(name, value)| (name.to_owned(), decoded(value)))
             .collect(),
     )
+}
+
+/// A path segment as its member's value: percent-decoded, invalid UTF-8 replaced.
+pub(crate) fn decoded(segment: &str) -> String {
+    percent_encoding::percent_decode_str(segment)
+        .decode_utf8_lossy()
+        .into_owned()
 }

@@ -67,11 +67,6 @@ pub fn sent<Op: MockOperation>(simulator: &Simulator, op: Op) -> Result<Vec<Sent
 
 /// A journal entry as the mock's [`Incoming`], which the generated readers take.
 fn incoming<Op: MockOperation>(received: &Received) -> Result<Incoming, Unreadable> {
-    let decode = |text: &str| {
-        percent_encoding::percent_decode_str(text)
-            .decode_utf8_lossy()
-            .into_owned()
-    };
     let segments: Vec<&str> = received.path.split('/').filter(|s| !s.is_empty()).collect();
     let path_params = Op::META
         .path_members(&segments)
@@ -80,7 +75,7 @@ fn incoming<Op: MockOperation>(received: &Received) -> Result<Incoming, Unreadab
             reason: format!("`{}` is not the operation's path {}", received.path, Op::META.path),
         })?
         .into_iter()
-        .map(|(name, value)| (name.to_owned(), decode(value)))
+        .map(|(name, value)| (name.to_owned(), crate::mock::decoded(value)))
         .collect();
     // The journal keeps the query as sent; the mock reads it the same way, through `Url`.
     let query = received
