@@ -31,7 +31,7 @@ use crate::error::{quoted, Bound, RedisError};
 use crate::nodes::Nodes;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -784,7 +784,8 @@ impl Drop for Ticket {
     }
 }
 
-fn millis(d: Duration) -> u64 {
+/// Whole milliseconds, at least one (a lease or a life of 0 would end at once, or be refused).
+pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
@@ -938,20 +939,28 @@ const JAPAN_MINUTES: i32 = 9 * 60;
 /// server does not hold it yet.
 pub(crate) struct LuaScript {
     code: &'static str,
-    hash: String,
+    /// Its SHA-1, computed when first sent.
+    hash: OnceLock<String>,
 }
 
 impl LuaScript {
-    pub(crate) fn new(code: &'static str) -> Self {
+    pub(crate) const fn new(code: &'static str) -> Self {
         Self {
             code,
-            hash: redis::Script::new(code).get_hash().to_owned(),
+            hash: OnceLock::new(),
         }
     }
 
     fn command(&self, verb: &str, keys: &[&str], args: &[String]) -> redis::Cmd {
         let mut command = redis::cmd(verb);
-        command.arg(if verb == "EVAL" { self.code } else { self.hash.as_str() });
+        if verb == "EVAL" {
+            command.arg(self.code);
+        } else {
+            command.arg(
+                self.hash
+                    .get_or_init(|| redis::Script::new(self.code).get_hash().to_owned()),
+            );
+        }
         command.arg(keys.len()).arg(keys).arg(args);
         command
     }
@@ -1010,9 +1019,8 @@ local month = string.format('%04d-%02d', y, m)
 /// key's life ms for a call counted until a window after its end (0: counted
 /// from its turn), the window key's life ms for one counted from its turn.
 /// Returns {code, wait ms, the month's count, calls queued ahead}.
-static ACQUIRE: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
-    LuaScript::new(concat!(
-        r#"
+static ACQUIRE: LuaScript = LuaScript::new(concat!(
+    r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local token = ARGV[1]
@@ -1029,8 +1037,8 @@ local life_until_end = tonumber(ARGV[11])
 local life_from_turn = tonumber(ARGV[12])
 
 "#,
-        month_lua!(),
-        r#"
+    month_lua!(),
+    r#"
 local used = tonumber(redis.call('HGET', KEYS[6], month) or '0')
 if used >= month_limit then
   return {3, 0, used, 0}
@@ -1091,45 +1099,39 @@ if queue then
 end
 return {0, 0, used, 0}
 "#
-    ))
-});
+));
 
 /// KEYS: month. ARGV: UTC offset minutes. Returns the month's count.
-static MONTH_USED: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
-    LuaScript::new(concat!(
-        r#"
+static MONTH_USED: LuaScript = LuaScript::new(concat!(
+    r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local offset = tonumber(ARGV[1])
 "#,
-        month_lua!(),
-        r#"
+    month_lua!(),
+    r#"
 return tonumber(redis.call('HGET', KEYS[1], month) or '0')
 "#
-    ))
-});
+));
 
 /// KEYS: leases, window. ARGV: window ms. Returns {live leases, calls in the
 /// window}; reads only (expired entries are counted out, not removed).
-static ACTIVITY: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
-    LuaScript::new(
-        r#"
+static ACTIVITY: LuaScript = LuaScript::new(
+    r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local held = redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
 local recent = redis.call('ZCOUNT', KEYS[2], '(' .. (now - tonumber(ARGV[1])), '+inf')
 return {held, recent}
 "#,
-    )
-});
+);
 
 /// KEYS: leases, window. ARGV: token, channel, the window key's life ms (0:
 /// the call counts from its turn). The call's end is now, in the window
 /// whether or not its lease was still held; then compare-and-delete the
 /// lease, and wake the waiters.
-static RELEASE: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
-    LuaScript::new(
-        r#"
+static RELEASE: LuaScript = LuaScript::new(
+    r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local life = tonumber(ARGV[3])
@@ -1142,15 +1144,13 @@ if removed == 1 then
 end
 return removed
 "#,
-    )
-});
+);
 
 /// KEYS: leases, window. ARGV: token, lease ms, the window key's life ms (0:
 /// the call counts from its turn).
 /// Extends only a lease the token still holds, and the call's place in the window with it.
-static RENEW: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
-    LuaScript::new(
-        r#"
+static RENEW: LuaScript = LuaScript::new(
+    r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -1167,13 +1167,11 @@ if life > 0 then
 end
 return 1
 "#,
-    )
-});
+);
 
 /// KEYS: queue, alive. ARGV: token, channel. A waiter that gives up leaves the queue.
-static LEAVE: std::sync::LazyLock<LuaScript> = std::sync::LazyLock::new(|| {
-    LuaScript::new(
-        r#"
+static LEAVE: LuaScript = LuaScript::new(
+    r#"
 local removed = redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 if removed == 1 then
@@ -1181,8 +1179,7 @@ if removed == 1 then
 end
 return removed
 "#,
-    )
-});
+);
 
 #[cfg(test)]
 mod tests {

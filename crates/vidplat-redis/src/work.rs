@@ -7,9 +7,8 @@
 //! chunks this way.
 
 use crate::error::RedisError;
-use crate::quota::{LuaScript, RedisQuota};
+use crate::quota::{millis, LuaScript, RedisQuota};
 use std::fmt;
-use std::sync::LazyLock;
 use std::time::Duration;
 
 /// Redis could not be used for shared work (unreachable, too slow, or an
@@ -137,7 +136,7 @@ impl SharedWork {
             .run(
                 &AGREE,
                 &[self.plan.as_str()],
-                &[format!("{id}\n{mine}"), millis(PLAN_LIFETIME)],
+                &[format!("{id}\n{mine}"), millis(PLAN_LIFETIME).to_string()],
                 None,
             )
             .await?;
@@ -195,7 +194,7 @@ impl SharedWork {
             .run(
                 &CLAIM,
                 &[self.done(plan).as_str(), claim.as_str()],
-                &[item.to_string(), token.clone(), millis(lease)],
+                &[item.to_string(), token.clone(), millis(lease).to_string()],
                 None,
             )
             .await?;
@@ -223,7 +222,7 @@ impl SharedWork {
             .run(
                 &RENEW_CLAIM,
                 &[claim.as_str()],
-                &[token.token.clone(), millis(lease)],
+                &[token.token.clone(), millis(lease).to_string()],
                 None,
             )
             .await?;
@@ -245,7 +244,7 @@ impl SharedWork {
             token.token.clone(),
             token.item.to_string(),
             items.to_string(),
-            millis(PLAN_LIFETIME),
+            millis(PLAN_LIFETIME).to_string(),
             token.plan.id.clone(),
         ];
         for (name, value) in records {
@@ -273,78 +272,62 @@ impl SharedWork {
     }
 }
 
-fn millis(d: Duration) -> String {
-    d.as_millis().max(1).to_string()
-}
-
 /// KEYS: plan. ARGV: this worker's plan, lifetime (ms). The plan in progress, or this one stored.
-static AGREE: LazyLock<LuaScript> = LazyLock::new(|| {
-    LuaScript::new(
-        r#"
+static AGREE: LuaScript = LuaScript::new(
+    r#"
 local current = redis.call('GET', KEYS[1])
 if current then return current end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return ARGV[1]
 "#,
-    )
-});
+);
 
-/// KEYS: records. Every record, name then value.
 /// KEYS: records. ARGV: cursor. The next cursor, then up to about 100 records as name, value.
-static RECORDS_PAGE: LazyLock<LuaScript> = LazyLock::new(|| {
-    LuaScript::new(
-        r#"
+static RECORDS_PAGE: LuaScript = LuaScript::new(
+    r#"
 local page = redis.call('HSCAN', KEYS[1], ARGV[1], 'COUNT', 100)
 local out = {page[1]}
 for _, value in ipairs(page[2]) do out[#out + 1] = value end
 return out
 "#,
-    )
-});
+);
 
 /// Pages `records` reads at most (about 100 records each): far past any
 /// export's partitions, and an end to a store that never says the last.
 const MAX_RECORD_PAGES: usize = 100_000;
 
 /// KEYS: done, claim. ARGV: item, token, lease (ms). 0 claimed, 1 taken, 2 done.
-static CLAIM: LazyLock<LuaScript> = LazyLock::new(|| {
-    LuaScript::new(
-        r#"
+static CLAIM: LuaScript = LuaScript::new(
+    r#"
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 2 end
 if redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return 0 end
 return 1
 "#,
-    )
-});
+);
 
 /// KEYS: claim. ARGV: token, lease (ms). 1 when the holder's claim was extended.
-static RENEW_CLAIM: LazyLock<LuaScript> = LazyLock::new(|| {
-    LuaScript::new(
-        r#"
+static RENEW_CLAIM: LuaScript = LuaScript::new(
+    r#"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 "#,
-    )
-});
+);
 
 /// KEYS: claim. ARGV: token. Compare-and-delete.
-static RELEASE_CLAIM: LazyLock<LuaScript> = LazyLock::new(|| {
-    LuaScript::new(
-        r#"
+static RELEASE_CLAIM: LuaScript = LuaScript::new(
+    r#"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 return 1
 "#,
-    )
-});
+);
 
 /// KEYS: plan, done, records, claim. ARGV: token, item, items, lifetime
 /// (ms), plan id, then record names and values. 1 when recorded; the plan
 /// ends with its last item (its finished items stay, to expire).
-static FINISH: LazyLock<LuaScript> = LazyLock::new(|| {
-    LuaScript::new(
-        r#"
+static FINISH: LuaScript = LuaScript::new(
+    r#"
 if redis.call('GET', KEYS[4]) ~= ARGV[1] then return 0 end
 for i = 6, #ARGV, 2 do
   redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
@@ -361,5 +344,4 @@ elseif ours then
 end
 return 1
 "#,
-    )
-});
+);
