@@ -21,6 +21,7 @@ pub(crate) struct Nodes {
     state: Mutex<State>,
 }
 
+#[derive(Clone)]
 struct State {
     /// The node in use: an index into `known`.
     current: usize,
@@ -33,10 +34,7 @@ impl Nodes {
     pub(crate) fn standalone(addr: redis::ConnectionAddr) -> Self {
         Self {
             cluster: false,
-            state: Mutex::new(State {
-                current: 0,
-                known: vec![addr],
-            }),
+            ..Self::cluster(vec![addr])
         }
     }
 
@@ -55,13 +53,9 @@ impl Nodes {
 
     /// The same nodes, for a store of its own.
     pub(crate) fn fresh_copy(&self) -> Self {
-        let state = self.state();
         Self {
             cluster: self.cluster,
-            state: Mutex::new(State {
-                current: state.current,
-                known: state.known.clone(),
-            }),
+            state: Mutex::new(self.state().clone()),
         }
     }
 

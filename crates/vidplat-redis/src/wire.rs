@@ -64,9 +64,10 @@ impl std::fmt::Display for OutOfBounds {
 impl std::error::Error for OutOfBounds {}
 
 /// Where the scanner is in the reply it reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Part {
     /// The type byte of the next value.
+    #[default]
     Type,
     /// A header or simple line (its type byte), up to `\r\n`.
     Line(u8),
@@ -77,7 +78,7 @@ enum Part {
 }
 
 /// The RESP framing of the bytes read so far, and the bounds it keeps.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Framing {
     part: Part,
     /// The current line's bytes (bounded: a header is a number).
@@ -88,18 +89,6 @@ pub(crate) struct Framing {
     values: u64,
     /// Bytes of the current reply so far.
     bytes: usize,
-}
-
-impl Default for Framing {
-    fn default() -> Self {
-        Self {
-            part: Part::Type,
-            line: Vec::new(),
-            pending: 0,
-            values: 0,
-            bytes: 0,
-        }
-    }
 }
 
 impl Framing {
