@@ -1,6 +1,8 @@
 //! What the runtime knows of each service: the table the generator writes from
 //! the YAML (`<crate>::operations::TABLE`), one row per operation.
 
+#[cfg(feature = "by-name")]
+use crate::validate::child;
 use std::fmt;
 
 /// The three services.
@@ -209,10 +211,7 @@ impl RequestBody {
                         return None;
                     }
                     object.iter().find_map(|(name, member)| {
-                        let (pattern, at) = match at {
-                            "" => (name.clone(), name.clone()),
-                            _ => (format!("{pattern}.{name}"), format!("{at}.{name}")),
-                        };
+                        let (pattern, at) = (child(pattern, name), child(at, name));
                         match body.kind_of(&pattern) {
                             None => Some(at),
                             Some(_) => walk(body, &pattern, &at, member),
@@ -241,11 +240,7 @@ impl RequestBody {
                 }
                 serde_json::Value::Object(object) => {
                     for (name, member) in object {
-                        let (pattern, at) = match pattern.is_empty() {
-                            true => (name.clone(), name.clone()),
-                            false => (format!("{pattern}.{name}"), format!("{at}.{name}")),
-                        };
-                        walk(body, &pattern, &at, member, out);
+                        walk(body, &child(pattern, name), &child(at, name), member, out);
                     }
                 }
                 serde_json::Value::Array(items) => {
@@ -273,11 +268,7 @@ impl RequestBody {
                 None => (*step, false),
             };
             let Some(object) = value.as_object() else { return };
-            let path = if at.is_empty() {
-                name.to_owned()
-            } else {
-                format!("{at}.{name}")
-            };
+            let path = child(&at, name);
             let Some(member) = object.get(name) else {
                 // Only the last step is the required member; an optional parent left out holds none.
                 if rest.is_empty() {
@@ -317,10 +308,7 @@ impl RequestBody {
                     members
                         .iter()
                         .filter_map(|(name, member)| {
-                            let pattern = match pattern {
-                                "" => name.clone(),
-                                _ => format!("{pattern}.{name}"),
-                            };
+                            let pattern = child(pattern, name);
                             body.kind_of(&pattern)?;
                             Some((name.clone(), keep(body, &pattern, member)?))
                         })

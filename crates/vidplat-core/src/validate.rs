@@ -183,6 +183,15 @@ pub fn first_violation(checks: &[Check], query: &[(String, String)], body: Optio
     None
 }
 
+/// The member `name` of the one at `parent`: `parent.name`, or `name` at the top.
+pub(crate) fn child(parent: &str, name: &str) -> String {
+    if parent.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{parent}.{name}")
+    }
+}
+
 /// Calls `f` with every value at `path` (`.member` and `[]` steps) below `value`.
 fn visit(value: &Value, path: &str, place: String, f: &mut dyn FnMut(String, &Value)) {
     if path.is_empty() {
@@ -201,12 +210,7 @@ fn visit(value: &Value, path: &str, place: String, f: &mut dyn FnMut(String, &Va
     let end = path.find(['.', '[']).unwrap_or(path.len());
     let (member, rest) = path.split_at(end);
     if let Some(child) = value.get(member) {
-        let place = if place.is_empty() {
-            member.to_owned()
-        } else {
-            format!("{place}.{member}")
-        };
-        visit(child, rest, place, f);
+        visit(child, rest, self::child(&place, member), f);
     }
 }
 
