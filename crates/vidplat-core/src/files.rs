@@ -91,23 +91,22 @@ pub fn own_dir(dir: &Path) -> std::io::Result<()> {
 /// none. A FIFO, a device or a directory there is refused, not read (a
 /// FIFO would hold the reader forever).
 pub fn open_regular(path: &Path) -> std::io::Result<Option<File>> {
+    let not_regular = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file", path.display()),
+        )
+    };
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_file() => {}
-        Ok(_) => {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("{} is not a regular file", path.display()),
-            ))
-        }
+        Ok(_) => return Err(not_regular()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     }
+    // Checked again once open: what the path names may have changed in between.
     let file = File::open(path)?;
     if !file.metadata()?.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("{} is not a regular file", path.display()),
-        ));
+        return Err(not_regular());
     }
     Ok(Some(file))
 }

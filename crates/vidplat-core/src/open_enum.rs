@@ -66,19 +66,16 @@ macro_rules! open_enum {
             /// Never fails: an unknown value becomes `Other`.
             #[inline]
             fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-                Ok(match value {
-                    $( $value => Self::$variant, )*
-                    other => Self::Other(other.to_owned()),
-                })
+                Ok(Self::from(value))
             }
         }
 
         impl ::std::convert::From<&str> for $name {
             #[inline]
             fn from(value: &str) -> Self {
-                match value.parse() {
-                    Ok(parsed) => parsed,
-                    Err(never) => match never {},
+                match value {
+                    $( $value => Self::$variant, )*
+                    other => Self::Other(other.to_owned()),
                 }
             }
         }

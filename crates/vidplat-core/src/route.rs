@@ -104,11 +104,8 @@ pub(crate) fn fill<'t>(template: &'t str, values: &[(&str, Value)], out: &mut St
         let name = &after[..close];
         match values.iter().find(|(n, _)| *n == name).map(|(_, v)| v) {
             Some(Value::String(text)) => out.extend(utf8_percent_encode(text, SEGMENT)),
-            Some(Value::Number(number)) => {
-                let _ = write!(out, "{number}");
-            }
-            Some(Value::Bool(flag)) => {
-                let _ = write!(out, "{flag}");
+            Some(scalar @ (Value::Number(_) | Value::Bool(_))) => {
+                let _ = write!(out, "{scalar}");
             }
             _ => return Err(name),
         }

@@ -91,11 +91,7 @@ impl Deadline {
 
     /// The earlier of the two.
     pub(crate) fn min(self, other: Deadline) -> Deadline {
-        match (self.0, other.0) {
-            (Some(a), Some(b)) => Deadline(Some(a.min(b))),
-            (Some(a), None) | (None, Some(a)) => Deadline(Some(a)),
-            (None, None) => Deadline(None),
-        }
+        Deadline(self.0.into_iter().chain(other.0).min())
     }
 
     /// Whether the deadline has passed at `now`.
@@ -105,11 +101,8 @@ impl Deadline {
 
     /// Whether waiting `wait` from `now` would end at or past the deadline.
     pub(crate) fn cut_short(self, now: Instant, wait: Duration) -> bool {
-        match (self.0, now.checked_add(wait)) {
-            (None, _) => false,
-            (Some(_), None) => true,
-            (Some(at), Some(end)) => end >= at,
-        }
+        self.0
+            .is_some_and(|at| now.checked_add(wait).is_none_or(|end| end >= at))
     }
 
     /// Runs `future` until the deadline; `None` when the deadline came first.
