@@ -213,6 +213,15 @@ impl<'n, 's> At<'n, 's> {
     }
 }
 
+/// Scalars serialised by `method`, each judged as the JSON value it becomes.
+macro_rules! judged_as_json {
+    ($($method:ident($type:ty)),* $(,)?) => {$(
+        fn $method(self, v: $type) -> Result<(), Error> {
+            self.scalar(|| Value::from(v))
+        }
+    )*};
+}
+
 impl<'n, 's> ser::Serializer for At<'n, 's> {
     type Ok = ();
     type Error = Error;
@@ -224,44 +233,16 @@ impl<'n, 's> ser::Serializer for At<'n, 's> {
     type SerializeStruct = Compound<'n, 's>;
     type SerializeStructVariant = Compound<'n, 's>;
 
-    fn serialize_bool(self, v: bool) -> Result<(), Error> {
-        self.scalar(|| Value::Bool(v))
-    }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.scalar(|| Value::from(v))
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.scalar(|| Value::from(v))
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.scalar(|| Value::from(v))
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.scalar(|| Value::from(v))
+    judged_as_json! {
+        serialize_bool(bool), serialize_i8(i8), serialize_i16(i16), serialize_i32(i32), serialize_i64(i64),
+        serialize_u8(u8), serialize_u16(u16), serialize_u32(u32), serialize_u64(u64),
+        serialize_f32(f32), serialize_f64(f64),
     }
     fn serialize_i128(self, v: i128) -> Result<(), Error> {
         self.scalar(|| serde_json::to_value(v).unwrap_or(Value::Null))
     }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.scalar(|| Value::from(v))
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.scalar(|| Value::from(v))
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.scalar(|| Value::from(v))
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.scalar(|| Value::from(v))
-    }
     fn serialize_u128(self, v: u128) -> Result<(), Error> {
         self.scalar(|| serde_json::to_value(v).unwrap_or(Value::Null))
-    }
-    fn serialize_f32(self, v: f32) -> Result<(), Error> {
-        self.scalar(|| Value::from(v))
-    }
-    fn serialize_f64(self, v: f64) -> Result<(), Error> {
-        self.scalar(|| Value::from(v))
     }
     fn serialize_char(self, v: char) -> Result<(), Error> {
         self.scalar(|| Value::String(v.to_string()))
@@ -388,49 +369,28 @@ impl Compound<'_, '_> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.end_array()
-    }
+/// The parts of a value written as an array: each item judged at the place's items.
+macro_rules! written_as_array {
+    ($($part:ident::$method:ident),*) => {$(
+        impl ser::$part for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.element(value)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.end_array()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.end_array()
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.end_array()
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.end_array()
-    }
-}
+written_as_array!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound<'_, '_> {
     type Ok = ();
@@ -458,27 +418,23 @@ impl ser::SerializeMap for Compound<'_, '_> {
     }
 }
 
-impl ser::SerializeStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Error> {
-        self.member(name, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
+/// The parts of a value written as an object with named members.
+macro_rules! written_as_struct {
+    ($($part:ident),*) => {$(
+        impl ser::$part for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Error> {
+                self.member(name, value)
+            }
+            fn end(self) -> Result<(), Error> {
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeStructVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Error> {
-        self.member(name, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        Ok(())
-    }
-}
+written_as_struct!(SerializeStruct, SerializeStructVariant);
 
 #[cfg(test)]
 mod tests {
