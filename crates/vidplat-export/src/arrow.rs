@@ -2,13 +2,13 @@
 //! Arrow IPC files (feature `arrow`). The Parquet encoder embeds the same
 //! schema in its files.
 
-use crate::encoder::{check_row, days_since_unix_epoch, mismatch, Encoder, SinkError};
+use crate::encoder::{check_row, mismatch, Encoder, SinkError};
 use crate::schema::{Column, ColumnKind, Value};
 use arrow_array::builder::{
     BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder, StringDictionaryBuilder,
     TimestampMillisecondBuilder,
 };
-use arrow_array::types::Int32Type;
+use arrow_array::types::{Date32Type, Int32Type};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_ipc::writer::{DictionaryHandling, FileWriter, IpcWriteOptions};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -121,7 +121,7 @@ impl Builder {
             (Builder::Boolean(b), Value::Boolean(v)) => b.append_value(*v),
             // The instant, in milliseconds since the epoch; the field's zone says which offset to show.
             (Builder::Timestamp(b), Value::Timestamp(at)) => b.append_value(at.timestamp_millis()),
-            (Builder::Date(b), Value::Date(day)) => b.append_value(days_since_unix_epoch(*day)),
+            (Builder::Date(b), Value::Date(day)) => b.append_value(Date32Type::from_naive_date(*day)),
             (_, value) => return Err(mismatch(column, value)),
         }
         Ok(())

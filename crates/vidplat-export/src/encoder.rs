@@ -22,15 +22,6 @@ pub(crate) trait Encoder: Send {
 mod columnar {
     use super::SinkError;
     use crate::schema::{Column, ColumnKind, Value};
-    use chrono::{Datelike as _, NaiveDate};
-
-    /// Days from 0001-01-01 (chrono's day 1 of the common era) to 1970-01-01.
-    const UNIX_EPOCH_DAYS_FROM_CE: i32 = 719_163;
-
-    /// `day` as Arrow's `Date32` and Parquet's `DATE` count it: days since 1970-01-01.
-    pub(crate) fn days_since_unix_epoch(day: NaiveDate) -> i32 {
-        day.num_days_from_ce() - UNIX_EPOCH_DAYS_FROM_CE
-    }
 
     fn variant(value: &Value<'_>) -> &'static str {
         match value {
@@ -91,4 +82,4 @@ mod columnar {
     }
 }
 #[cfg(feature = "arrow")]
-pub(crate) use columnar::{check_row, days_since_unix_epoch, mismatch};
+pub(crate) use columnar::{check_row, mismatch};

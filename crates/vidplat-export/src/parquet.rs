@@ -8,8 +8,9 @@
 //! the timestamps, the dictionaries and the descriptions back.
 
 use crate::arrow::schema as arrow_schema;
-use crate::encoder::{check_row, days_since_unix_epoch, Encoder, SinkError};
+use crate::encoder::{check_row, Encoder, SinkError};
 use crate::schema::{Column, ColumnKind, Value};
+use arrow_array::types::Date32Type;
 use base64::Engine as _;
 use bytes::Bytes;
 use parquet::basic::{Compression, LogicalType, Repetition, TimeUnit, Type as PhysicalType};
@@ -239,7 +240,7 @@ impl ColumnValues {
             (Values::Int64(v), Value::Integer(n)) => v.push(*n),
             // The instant, in milliseconds since the epoch; the Arrow schema's zone says which offset to show.
             (Values::Int64(v), Value::Timestamp(at)) => v.push(at.timestamp_millis()),
-            (Values::Int32(v), Value::Date(day)) => v.push(days_since_unix_epoch(*day)),
+            (Values::Int32(v), Value::Date(day)) => v.push(Date32Type::from_naive_date(*day)),
             (Values::Double(v), Value::Float(x)) => v.push(*x),
             (Values::Boolean(v), Value::Boolean(b)) => v.push(*b),
             // Null, or (never, after `check_row`) a value of another kind.
