@@ -245,65 +245,33 @@ pub trait FromText: Sized {
     fn from_text(text: &str) -> Result<Self, Refusal>;
 }
 
-impl<T: FromText> IntoValue<T> for &str {
-    fn into_value(self) -> Result<T, Refusal> {
-        T::from_text(self)
-    }
+/// Implements both traits, for every `T: FromText`, for a text type whose
+/// value `$text` reads as an `Option<&str>` (`None`: no value was given).
+macro_rules! from_text {
+    ($($from:ty => |$value:ident| $text:expr),* $(,)?) => {$(
+        impl<T: FromText> IntoValue<T> for $from {
+            fn into_value(self) -> Result<T, Refusal> {
+                let $value = self;
+                T::from_text($text.ok_or_else(|| Refusal::new(MISSING))?)
+            }
+        }
+
+        impl<T: FromText> IntoOptional<T> for $from {
+            fn into_optional(self) -> Result<Option<T>, Refusal> {
+                let $value = self;
+                $text.map(T::from_text).transpose()
+            }
+        }
+    )*};
 }
 
-impl<T: FromText> IntoValue<T> for String {
-    fn into_value(self) -> Result<T, Refusal> {
-        T::from_text(&self)
-    }
-}
-
-impl<T: FromText> IntoValue<T> for &String {
-    fn into_value(self) -> Result<T, Refusal> {
-        T::from_text(self)
-    }
-}
-
-impl<T: FromText> IntoValue<T> for Option<String> {
-    fn into_value(self) -> Result<T, Refusal> {
-        T::from_text(self.as_deref().ok_or_else(|| Refusal::new(MISSING))?)
-    }
-}
-
-impl<T: FromText> IntoValue<T> for &Option<String> {
-    fn into_value(self) -> Result<T, Refusal> {
-        T::from_text(self.as_deref().ok_or_else(|| Refusal::new(MISSING))?)
-    }
-}
-
-impl<T: FromText> IntoOptional<T> for &str {
-    fn into_optional(self) -> Result<Option<T>, Refusal> {
-        T::from_text(self).map(Some)
-    }
-}
-
-impl<T: FromText> IntoOptional<T> for String {
-    fn into_optional(self) -> Result<Option<T>, Refusal> {
-        T::from_text(&self).map(Some)
-    }
-}
-
-impl<T: FromText> IntoOptional<T> for &String {
-    fn into_optional(self) -> Result<Option<T>, Refusal> {
-        T::from_text(self).map(Some)
-    }
-}
-
-impl<T: FromText> IntoOptional<T> for Option<String> {
-    fn into_optional(self) -> Result<Option<T>, Refusal> {
-        self.as_deref().map(T::from_text).transpose()
-    }
-}
-
-impl<T: FromText> IntoOptional<T> for &Option<String> {
-    fn into_optional(self) -> Result<Option<T>, Refusal> {
-        self.as_deref().map(T::from_text).transpose()
-    }
-}
+from_text!(
+    &str => |text| Some(text),
+    String => |text| Some(text.as_str()),
+    &String => |text| Some(text.as_str()),
+    Option<String> => |text| text.as_deref(),
+    &Option<String> => |text| text.as_deref(),
+);
 
 /// A missing value where one is required (a response's `None` id passed on).
 pub const MISSING: &str = "is required, and the value given is None";
