@@ -89,24 +89,52 @@ pub fn own_dir(dir: &Path) -> std::io::Result<()> {
 
 /// `path` opened for reading when it is a regular file; `None` when there is
 /// none. A FIFO, a device or a directory there is refused, not read (a
-/// FIFO would hold the reader forever).
+/// FIFO would hold the reader forever). A link is followed.
 pub fn open_regular(path: &Path) -> std::io::Result<Option<File>> {
-    let not_regular = || {
-        std::io::Error::new(
+    match open_file(path, std::fs::OpenOptions::new().read(true), Links::Follow) {
+        Ok(file) => Ok(Some(file)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether [`open_file`] follows a symbolic link at its path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Links {
+    /// Opens what the link names (a file the user named).
+    Follow,
+    /// Refuses the link (a file in a directory others may write: a link
+    /// planted there would make the program read or write another file).
+    Refuse,
+}
+
+/// `path` opened with `options` when it is a regular file; anything else
+/// there is refused once open, and the open itself never waits (on unix it
+/// is non-blocking, which a FIFO with no writer would otherwise hold
+/// forever), so what the path names cannot change between the check and
+/// the use.
+pub fn open_file(path: &Path, options: &mut std::fs::OpenOptions, links: Links) -> std::io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let no_follow = if links == Links::Refuse { libc::O_NOFOLLOW } else { 0 };
+        options.custom_flags(libc::O_NONBLOCK | no_follow);
+    }
+    let file = options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if links == Links::Refuse && e.raw_os_error() == Some(libc::ELOOP) {
+            return std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{} is a symbolic link, which is not followed", path.display()),
+            );
+        }
+        e
+    })?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             format!("{} is not a regular file", path.display()),
-        )
-    };
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => {}
-        Ok(_) => return Err(not_regular()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+        ));
     }
-    // Checked again once open: what the path names may have changed in between.
-    let file = File::open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(not_regular());
-    }
-    Ok(Some(file))
+    Ok(file)
 }
