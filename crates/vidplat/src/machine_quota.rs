@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::time::Instant;
+use vidplat_core::__private::{open_file, Links};
 use vidplat_core::{
     Lease, Quota, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WaitCause, WhenUnavailable,
 };
@@ -191,12 +192,14 @@ impl Files {
             .map_err(|e| unavailable("creating", &self.dir, e))
     }
 
+    /// One of the store's files, made if missing; a link, a FIFO or anything
+    /// but a regular file planted at its name is refused, never followed.
     fn open(path: &Path) -> Result<File, StoreUnavailable> {
         let mut options = OpenOptions::new();
         options.read(true).write(true).create(true).truncate(false);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        options.open(path).map_err(|e| unavailable("opening", path, e))
+        open_file(path, &mut options, Links::Refuse).map_err(|e| unavailable("opening", path, e))
     }
 
     fn slot_path(&self, index: u32) -> PathBuf {
@@ -233,7 +236,9 @@ impl Files {
     /// its file carries the run's mark (a later holder writes its own).
     fn still_held(&self, run: Running) -> bool {
         let path = self.slot_path(run.slot);
-        let Ok(file) = File::open(&path) else { return false };
+        let Ok(file) = open_file(&path, OpenOptions::new().read(true), Links::Refuse) else {
+            return false;
+        };
         if !matches!(held_elsewhere(&file), Ok(true)) {
             return false;
         }
@@ -273,7 +278,7 @@ impl Files {
                 Err(TryLockError::Error(e)) => return Err(unavailable("locking", &self.lock, e)),
             }
         }
-        let mut counts = self.read_counts();
+        let mut counts = self.read_counts()?;
         let (answer, write) = change(&mut counts);
         if write {
             self.write_counts(&counts)?;
@@ -282,21 +287,24 @@ impl Files {
         Ok(answer)
     }
 
-    /// The counts as the file holds them; a missing, oversized or unreadable
-    /// file (another version's, a hand-edited one) counts as none.
-    fn read_counts(&self) -> Counts {
+    /// The counts as the file holds them, none before the first turn. A file
+    /// that cannot be read or is no counts file (another version's, a
+    /// hand-edited or a planted one) makes the store unavailable and is left
+    /// as it is: counting afresh over it would start the month at 0.
+    fn read_counts(&self) -> Result<Counts, StoreUnavailable> {
+        let file = match open_file(&self.counts, OpenOptions::new().read(true), Links::Refuse) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Counts::default()),
+            Err(e) => return Err(unavailable("opening", &self.counts, e)),
+        };
         let mut text = String::new();
-        let read = File::open(&self.counts).and_then(|file| file.take(MAX_STATE_BYTES).read_to_string(&mut text));
-        if read.is_err() {
-            return Counts::default();
+        file.take(MAX_STATE_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(|e| unavailable("reading", &self.counts, e))?;
+        if text.len() as u64 > MAX_STATE_BYTES {
+            return Err(unavailable("reading", &self.counts, "larger than any counts file"));
         }
-        serde_json::from_str(&text).unwrap_or_else(|e| {
-            tracing::warn!(
-                "analytics quota: {} is not a counts file ({e}); counting afresh",
-                self.counts.display()
-            );
-            Counts::default()
-        })
+        serde_json::from_str(&text).map_err(|e| unavailable("reading", &self.counts, format!("no counts file ({e})")))
     }
 
     fn write_counts(&self, counts: &Counts) -> Result<(), StoreUnavailable> {
@@ -596,6 +604,47 @@ mod tests {
         assert!(store.files.try_slot(1, 9).unwrap().is_none(), "one slot, held");
         drop(lock);
         assert!(!store.files.still_held(Running { slot, mark: 7 }), "let go");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// What another user can plant in a shared state directory: a link at a
+    /// slot's name to a file of the victim's, a FIFO at the counts' name, a
+    /// counts file that does not parse. None is followed, read or replaced.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn what_is_planted_in_the_store_is_refused_and_left_as_it_is() {
+        let dir = std::env::temp_dir().join(format!("vidplat-machine-quota-{}", fastrand::u64(..)));
+        let store = MachineQuota::new(&dir, "http://127.0.0.1:1000/analytics", "me");
+        store.files.ensure_dir().unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        std::os::unix::fs::symlink(&victim, &store.files.slot).unwrap();
+        let refused = store.files.try_slot(1, 7).map(|slot| slot.is_some());
+        assert!(
+            refused.as_ref().is_err_and(|e| e.reason().contains("symbolic link")),
+            "{refused:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(!store.files.still_held(Running { slot: 0, mark: 0 }));
+
+        // A FIFO with no writer would hold an open for reading forever.
+        let made = std::process::Command::new("mkfifo").arg(&store.files.counts).status();
+        assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+        let month = tokio::time::timeout(Duration::from_secs(5), store.month_used()).await;
+        let month = month.expect("the FIFO is not waited on");
+        assert!(month.is_err_and(|e| e.reason().contains("not a regular file")));
+
+        // Counting afresh over a file that does not parse would start the month at 0.
+        std::fs::remove_file(&store.files.counts).unwrap();
+        let damaged = format!(r#"{{"month":"{}","used":49999,"window":[-1]}}"#, month_of(now_millis()));
+        std::fs::write(&store.files.counts, &damaged).unwrap();
+        let month = store.month_used().await;
+        assert!(month.is_err_and(|e| e.reason().contains("no counts file")));
+        assert_eq!(
+            std::fs::read_to_string(&store.files.counts).unwrap(),
+            damaged,
+            "left as it is"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
