@@ -368,10 +368,30 @@ fn ensure_private(path: &Path) -> Result<(), ProfileError> {
     Ok(())
 }
 
+/// The most a profile file may hold: far more than any set of profiles.
+const MAX_PROFILE_FILE: u64 = 1 << 20;
+
+/// `path`'s text: a FIFO, a device or a file of over [`MAX_PROFILE_FILE`]
+/// there is refused, not read (each would hold or fill the reader).
+fn read_text(path: &Path) -> std::io::Result<Option<String>> {
+    let Some(file) = vidplat_core::__private::open_regular(path)? else {
+        return Ok(None);
+    };
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_PROFILE_FILE + 1), &mut text)?;
+    if text.len() as u64 > MAX_PROFILE_FILE {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {} MiB", MAX_PROFILE_FILE >> 20),
+        ));
+    }
+    Ok(Some(text))
+}
+
 fn read_toml<T: Default + serde::de::DeserializeOwned>(path: &Path) -> Result<T, ProfileError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(T::default()),
+    let text = match read_text(path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(T::default()),
         Err(source) => {
             return Err(ProfileError::Io {
                 path: path.to_owned(),
@@ -519,6 +539,34 @@ mod tests {
         let refused = read_toml::<toml::Table>(&path).unwrap_err().to_string();
         assert!(!refused.contains("hunter2"), "{refused}");
         assert!(refused.contains("(line 2, column "), "{refused}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Every command reads the profiles: a FIFO (which would hold the read
+    /// forever) or an endless file at their names is refused, not read.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_an_oversized_file_at_a_profile_file_is_refused_unread() {
+        let dir = std::env::temp_dir().join(format!("vidplat-config-fifo-{}", fastrand::u64(..)));
+        std::fs::create_dir_all(&dir).unwrap();
+        let credentials = dir.join("credentials.toml");
+        let made = std::process::Command::new("mkfifo")
+            .args(["-m", "600"])
+            .arg(&credentials)
+            .status();
+        assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+        let (sender, outcome) = std::sync::mpsc::channel();
+        let from = dir.clone();
+        std::thread::spawn(move || sender.send(Profiles::load_from(&from).map(|_| ()).map_err(|e| e.to_string())));
+        let refused = outcome
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("the FIFO is not waited on");
+        assert!(refused.is_err_and(|e| e.ends_with("is not a regular file")));
+        std::fs::remove_file(&credentials).unwrap();
+        let config = dir.join("config.toml");
+        std::fs::write(&config, vec![b'#'; (MAX_PROFILE_FILE + 1) as usize]).unwrap();
+        let refused = Profiles::load_from(&dir).map(|_| ()).unwrap_err().to_string();
+        assert!(refused.ends_with("larger than 1 MiB"), "{refused}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
