@@ -67,7 +67,8 @@ pub enum Outcome {
     Failed(Error),
     /// The call may have reached the service and done its work, and its
     /// answer was lost (a timeout or a broken connection after sending, a
-    /// gateway's 502, 503 or 504). Not sent again by a rerun unless asked.
+    /// gateway's 502, 503 or 504) or could not be read. Not sent again by a
+    /// rerun unless asked.
     Unknown(Error),
     /// An earlier run did it (the journal says so); not sent.
     DoneBefore,

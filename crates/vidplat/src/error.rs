@@ -215,11 +215,14 @@ impl Error {
     /// connection after sending), or a gateway answered 502, 503 or 504.
     /// The runtime's rule (`vidplat_core::may_have_acted`), which also tells
     /// a DELETE's retry that finds nothing ([`Error::AlreadyDeleted`]).
+    /// So may an answer this client could not read (its body too large, or a
+    /// success body other than the documented one): the call arrived.
     pub fn may_have_acted(&self) -> bool {
         match self {
             Error::Timeout(timeout) => may_have_acted(timeout.delivery, None),
             Error::Transport(transport) => may_have_acted(transport.delivery, None),
             Error::Api(api) => may_have_acted(Delivery::Answered, Some(api.status)),
+            Error::Decode(_) | Error::BodyTooLarge { .. } => true,
             _ => false,
         }
     }

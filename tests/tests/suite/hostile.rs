@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
+use futures::StreamExt as _;
 use vidplat::{Call, Delivery, Error, Method, RetryPolicy};
 use wiremock::matchers::{any as any_request, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -515,6 +516,40 @@ async fn an_error_body_under_a_200_is_an_error() {
     assert!(wire.vms().list_labels().call().await.is_ok());
 }
 
+/// 12. An answer the client cannot read came from a call that arrived: a
+/// batch's row answered so is unknown, not failed, and a rerun with its
+/// journal does not send it again (a registration would be made twice).
+#[tokio::test]
+async fn a_row_whose_answer_cannot_be_read_is_not_sent_again() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!(["not", "a", "label"])))
+        .mount(&server)
+        .await;
+    let client = local_client(&server.uri()).build().unwrap();
+    let dir = std::env::temp_dir().join(format!("vidplat-unreadable-answer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let journal = dir.join("labels.journal");
+    let _ = std::fs::remove_file(&journal);
+    let row = vidplat::batch::BatchRow {
+        number: 1,
+        args: vidplat_core::Args::from_value(json!({"body": {"name": "news"}})).unwrap(),
+    };
+    for expected in ["unknown", "unknown_before"] {
+        let batch = client.batch(vidplat_core::Service::Vms, "register_label").unwrap().journal(&journal);
+        let outcomes: Vec<_> = batch
+            .run(futures::stream::iter([row.clone()]))
+            .await
+            .unwrap()
+            .collect()
+            .await;
+        let [Ok(outcome)] = &outcomes[..] else { panic!("{outcomes:?}") };
+        assert_eq!(outcome.outcome.name(), expected, "{outcome:?}");
+    }
+    assert_eq!(server.received_requests().await.unwrap().len(), 1, "sent once");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Every case of this file but the proptest (which checks its own traces),
 /// one after the other: a test that watches what they trace runs them
 /// (`observability`).
@@ -528,4 +563,5 @@ pub(crate) fn every_case() {
     is_retryable_never_advises_duplicating_work();
     invalid_utf8_in_an_error_body_keeps_the_code();
     an_error_body_under_a_200_is_an_error();
+    a_row_whose_answer_cannot_be_read_is_not_sent_again();
 }
