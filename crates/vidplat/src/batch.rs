@@ -372,8 +372,10 @@ impl Batch<'_> {
             },
             _ => std::borrow::Cow::Borrowed(&row.args),
         };
+        // The wait for the queue counts every moment from the first refusal,
+        // its calls included, as a waiter's does.
         #[cfg(feature = "encoder")]
-        let (mut waited, mut interval) = (std::time::Duration::ZERO, self.queue_polling.initial_interval);
+        let (mut refused_at, mut interval) = (None, self.queue_polling.initial_interval);
         loop {
             let outcome = match self.client.call_json(self.service, self.operation.id, &args).await {
                 Ok(answer) => Outcome::Done(answer),
@@ -387,16 +389,16 @@ impl Batch<'_> {
                 let full = api.status == 403 && api.code.as_deref() == Some("OVER_SERVICE_LIMIT");
                 // Only a registration of tasks frees by itself, as tasks end (a
                 // preset's or a profile's limit frees when one is deleted).
-                if full && self.operation.registers_tasks && waited < self.queue_polling.max_wait {
+                let refused_at = *refused_at.get_or_insert_with(tokio::time::Instant::now);
+                let waiting = || refused_at.elapsed() < self.queue_polling.max_wait;
+                if full && self.operation.registers_tasks && waiting() {
                     let before = self.active_tasks().await;
                     if let Some(notice) = &self.on_queue_full {
                         notice(row.number, before);
                     }
                     // Until fewer tasks are active than at the refusal (or the counts cannot be read).
-                    while waited < self.queue_polling.max_wait {
-                        let pause = self.queue_polling.jittered(interval);
-                        tokio::time::sleep(pause).await;
-                        waited = waited.saturating_add(pause);
+                    while waiting() {
+                        tokio::time::sleep(self.queue_polling.jittered(interval)).await;
                         interval = self.queue_polling.grown(interval);
                         match (before, self.active_tasks().await) {
                             (Some(before), Some(now)) if now >= before => {}
@@ -444,7 +446,7 @@ impl Batch<'_> {
             [counts.waiting, counts.encoding, counts.uploading, counts.canceling]
                 .into_iter()
                 .flatten()
-                .sum(),
+                .fold(0, i64::saturating_add),
         )
     }
 

@@ -3,6 +3,7 @@
 //! transport under paused time where waits are involved).
 
 use crate::harness::{local_client, Wire, API_KEY};
+use futures::StreamExt as _;
 use proptest::prelude::*;
 use serde_json::json;
 use std::num::NonZeroU64;
@@ -11,7 +12,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-use futures::StreamExt as _;
 use vidplat::{Call, Delivery, Error, Method, RetryPolicy};
 use wiremock::matchers::{any as any_request, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -536,18 +536,69 @@ async fn a_row_whose_answer_cannot_be_read_is_not_sent_again() {
         args: vidplat_core::Args::from_value(json!({"body": {"name": "news"}})).unwrap(),
     };
     for expected in ["unknown", "unknown_before"] {
-        let batch = client.batch(vidplat_core::Service::Vms, "register_label").unwrap().journal(&journal);
+        let batch = client
+            .batch(vidplat_core::Service::Vms, "register_label")
+            .unwrap()
+            .journal(&journal);
         let outcomes: Vec<_> = batch
             .run(futures::stream::iter([row.clone()]))
             .await
             .unwrap()
             .collect()
             .await;
-        let [Ok(outcome)] = &outcomes[..] else { panic!("{outcomes:?}") };
+        let [Ok(outcome)] = &outcomes[..] else {
+            panic!("{outcomes:?}")
+        };
         assert_eq!(outcome.outcome.name(), expected, "{outcome:?}");
     }
     assert_eq!(server.received_requests().await.unwrap().len(), 1, "sent once");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// 13. A batch's wait for a full task queue ends within its maximum wait,
+/// its calls counted, whatever the pause and the counts a server gives
+/// (here no pause at all, and counts whose sum overflows).
+#[tokio::test]
+async fn a_batch_waiting_for_the_task_queue_gives_up_in_time() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .set_body_json(json!({"code": "OVER_SERVICE_LIMIT", "message": "registrable task count exceeded"})),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"waiting": i64::MAX, "encoding": 1})))
+        .mount(&server)
+        .await;
+    let client = local_client(&server.uri()).build().unwrap();
+    let polling = vidplat::waiters::Polling {
+        initial_interval: Duration::ZERO,
+        max_wait: Duration::from_millis(300),
+        ..vidplat::waiters::Polling::default()
+    };
+    let batch = client
+        .batch(vidplat_core::Service::Encoder, "register_task")
+        .unwrap()
+        .queue_polling(polling);
+    let row = vidplat::batch::BatchRow {
+        number: 1,
+        args: vidplat_core::Args::from_value(json!({"body": {"input_filepath": "movie.mp4", "profile_id": 1}}))
+            .unwrap(),
+    };
+    let outcomes = batch
+        .run(futures::stream::iter([row]))
+        .await
+        .unwrap()
+        .collect::<Vec<_>>();
+    let outcomes = tokio::time::timeout(Duration::from_secs(10), outcomes)
+        .await
+        .expect("the wait ended");
+    let [Ok(outcome)] = &outcomes[..] else {
+        panic!("{outcomes:?}")
+    };
+    assert_eq!(outcome.outcome.name(), "failed", "{outcome:?}");
 }
 
 /// Every case of this file but the proptest (which checks its own traces),
@@ -564,4 +615,5 @@ pub(crate) fn every_case() {
     invalid_utf8_in_an_error_body_keeps_the_code();
     an_error_body_under_a_200_is_an_error();
     a_row_whose_answer_cannot_be_read_is_not_sent_again();
+    a_batch_waiting_for_the_task_queue_gives_up_in_time();
 }
