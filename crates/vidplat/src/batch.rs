@@ -483,7 +483,9 @@ impl State {
     }
 }
 
-/// The most bytes of a journal read back (a line a row, about 100 bytes each).
+/// The most bytes of a journal read back (two lines a row, about 75 bytes
+/// each): a longer one is refused, since rows past what is read would be
+/// sent again.
 const MAX_JOURNAL: u64 = 256 << 20;
 
 /// A batch's journal: one JSON line per event, appended with one write
@@ -499,6 +501,10 @@ struct Journal {
 
 impl Journal {
     fn open(path: &Path, service: Service, operation: &str) -> Result<Self, BatchError> {
+        Self::open_within(path, service, operation, MAX_JOURNAL)
+    }
+
+    fn open_within(path: &Path, service: Service, operation: &str, max: u64) -> Result<Self, BatchError> {
         let failed = |reason: String| BatchError::Journal {
             path: path.to_owned(),
             reason,
@@ -548,7 +554,14 @@ impl Journal {
         }
         let mut earlier = HashMap::new();
         if existing.is_some() {
-            let mut lines = std::io::BufReader::new(std::io::Read::take(&file, MAX_JOURNAL)).lines();
+            let size = file.metadata().map_err(|e| failed(e.to_string()))?.len();
+            if size > max {
+                return Err(failed(format!(
+                    "holds {size} bytes, more than the {max} read back (rows past them would be sent \
+                     again): name another journal"
+                )));
+            }
+            let mut lines = std::io::BufReader::new(std::io::Read::take(&file, max)).lines();
             let first = lines.next().transpose().map_err(|e| failed(e.to_string()))?;
             let first: Option<Value> = first.and_then(|line| serde_json::from_str(&line).ok());
             if first.as_ref() != Some(&header) {
@@ -686,6 +699,16 @@ mod tests {
             std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o600)).expect("made private");
             assert!(Journal::open(&shared, Service::Encoder, "register_task").is_ok());
         }
+        // A journal longer than is read back is refused: its last rows would be sent again.
+        let long = journal_at(
+            &dir,
+            &format!("{header}\n{{\"row\":1,\"key\":\"k1\",\"state\":\"ok\"}}\n"),
+        );
+        let Err(refused) = Journal::open_within(&long, Service::Encoder, "register_task", header.len() as u64 + 10)
+        else {
+            panic!("a journal longer than is read back was read");
+        };
+        assert!(refused.to_string().contains("name another journal"), "{refused}");
         #[cfg(unix)]
         {
             // A link planted at the journal's path is refused, and what it names is left alone.
