@@ -82,6 +82,95 @@ fn body_of(service: Service, id: &str) -> Option<RequestBody> {
     operation(service, id).and_then(|op| op.body)
 }
 
+/// The most values a set-up file may hold (an account of thousands of
+/// resources holds a few hundred thousand). An alias repeats its anchor's
+/// values without their bytes: a file of a few hundred KiB could otherwise
+/// stand for billions of them.
+const MAX_FILE_VALUES: usize = 1_000_000;
+
+/// A YAML value read as JSON, each value read taken from the budget.
+struct Budgeted<'b>(&'b std::cell::Cell<usize>);
+
+impl Budgeted<'_> {
+    fn spend<E: serde::de::Error>(&self) -> Result<(), E> {
+        match self.0.get().checked_sub(1) {
+            Some(left) => {
+                self.0.set(left);
+                Ok(())
+            }
+            None => Err(E::custom(format_args!(
+                "holds more than {MAX_FILE_VALUES} values (its aliases counted as often as they are used)"
+            ))),
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Budgeted<'_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Budgeted<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a YAML value")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Value, E> {
+        self.spend().map(|()| Value::Bool(v))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Value, E> {
+        self.spend().map(|()| Value::from(v))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Value, E> {
+        self.spend().map(|()| Value::from(v))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
+        self.spend().map(|()| Value::from(v))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Value, E> {
+        self.spend().map(|()| Value::from(v))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Value, E> {
+        self.spend().map(|()| Value::Null)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Value, E> {
+        self.visit_unit()
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        serde::de::DeserializeSeed::deserialize(self, deserializer)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<Value, A::Error> {
+        self.spend()?;
+        let mut values = Vec::new();
+        while let Some(value) = items.next_element_seed(Budgeted(self.0))? {
+            values.push(value);
+        }
+        Ok(Value::Array(values))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut entries: A) -> Result<Value, A::Error> {
+        self.spend()?;
+        let mut members = Map::new();
+        while let Some(key) = entries.next_key::<String>()? {
+            members.insert(key, entries.next_value_seed(Budgeted(self.0))?);
+        }
+        Ok(Value::Object(members))
+    }
+}
+
 /// A set-up: what a file declares, or what an account holds ([`Catalog::read`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Catalog {
@@ -93,8 +182,10 @@ pub struct Catalog {
 impl Catalog {
     /// The set-up a YAML text declares (JSON is YAML too).
     pub fn from_yaml(text: &str) -> Result<Self, Error> {
-        let value: Value = serde_yaml::from_str(text)
-            .map_err(|e| Error::InvalidInput(Refusal::new(format!("is not YAML: {e}")).at("file").into()))?;
+        let budget = std::cell::Cell::new(MAX_FILE_VALUES);
+        let value =
+            serde::de::DeserializeSeed::deserialize(Budgeted(&budget), serde_yaml::Deserializer::from_str(text))
+                .map_err(|e| Error::InvalidInput(Refusal::new(format!("is not YAML: {e}")).at("file").into()))?;
         Self::from_json(value)
     }
 
@@ -804,4 +895,22 @@ fn with_ids(kind: &Kind, body: &Value, ids: &Ids) -> Value {
         }
     }
     body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An alias stands for its anchor's values without their bytes: a file of
+    /// about 10 KB whose aliases stand for a million and one values is
+    /// refused before they are made; the same values written once are read.
+    #[test]
+    fn a_file_whose_aliases_stand_for_too_many_values_is_refused() {
+        let anchor = format!("a: &x [{}]\n", vec!["0"; 999].join(","));
+        let bomb = format!("{anchor}b: [{}]\n", vec!["*x"; 1_001].join(","));
+        let refused = Catalog::from_yaml(&bomb).map(|_| ()).unwrap_err().to_string();
+        assert!(refused.contains("more than 1000000 values"), "{refused}");
+        let read = Catalog::from_yaml(&format!("{anchor}b: [*x, *x]\n")).expect("a small file");
+        assert_eq!(read.file["b"][1].as_array().map(Vec::len), Some(999));
+    }
 }
