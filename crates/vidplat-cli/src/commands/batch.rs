@@ -164,7 +164,7 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
             let _ = notices.send((row, active));
         });
     // Every row made into the operation's arguments and checked, before anything is sent.
-    let (mut rows, refused) = checked_rows(spec, &batch, cells);
+    let (rows, refused) = checked_rows(spec, &batch, cells);
     let stderr = &mut *invocation.io.stderr;
     if !refused.is_empty() {
         for (number, problems) in &refused {
@@ -177,9 +177,9 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
                 total
             )));
         }
+        // `checked_rows` left them out already.
         let skipped: Vec<u64> = refused.iter().map(|(number, _)| *number).collect();
         writeln!(stderr, "skipping {} refused row(s): {skipped:?}", skipped.len())?;
-        rows.retain(|row| !skipped.contains(&row.number));
     }
 
     if spec.operation.method == vidplat_core::Method::Delete {
