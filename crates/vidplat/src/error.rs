@@ -115,6 +115,13 @@ pub enum PagingProblem {
         /// The bound reached.
         bound: usize,
     },
+    /// The pages of one read of a list held more than `bound` bytes of what
+    /// a watch keeps of them ([`crate::watch`]): more than any account's
+    /// list, so a server's answers cannot fill the memory.
+    TooLarge {
+        /// The bound reached, in bytes.
+        bound: usize,
+    },
 }
 
 /// A call a timeout ended.
@@ -323,6 +330,9 @@ impl fmt::Display for Error {
                         f,
                         "more than {bound} pages, the default bound; `.max_pages(n)` sets another"
                     ),
+                    PagingProblem::TooLarge { bound } => {
+                        write!(f, "its pages hold more than {bound} bytes of what is kept of them")
+                    }
                 }
             }
             Error::WaitTimedOut { waited, last_status } => {

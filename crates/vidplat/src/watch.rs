@@ -58,13 +58,28 @@ pub struct Cursor {
 /// The most bytes of a cursor file read.
 const MAX_CURSOR: u64 = 64 << 20;
 
+/// The most things a cursor holds: as many as each list read whole holds.
+const MAX_CURSOR_THINGS: usize = 3 * (MAX_PAGES * PER_PAGE) as usize;
+
+/// Whether `key` is a thing's (`task.7`, `import.3`, `content.intro`).
+fn names_a_thing(key: &str) -> bool {
+    match key.split_once('.') {
+        Some(("task" | "import", id)) => id.parse::<i64>().is_ok(),
+        Some(("content", _)) => true,
+        _ => false,
+    }
+}
+
 /// The state an event for a deleted thing carries: the cursor forgets it.
 const DELETED: &str = "deleted";
 
 impl Cursor {
     /// The cursor saved at `path`, or an empty one when there is none. A
     /// FIFO, a device or a directory there is refused, not read (a FIFO would
-    /// hold the watch before its first poll).
+    /// hold the watch before its first poll), and so is a cursor no watch
+    /// saves: a key that names no thing (it would never be seen deleted, and
+    /// every poll would read every page), or more things than a list holds
+    /// (each missing from the list is asked for, one call each).
     pub fn load(path: &Path) -> std::io::Result<Self> {
         use std::io::Read as _;
         let Some(file) = vidplat_core::__private::open_regular(path)? else {
@@ -72,7 +87,21 @@ impl Cursor {
         };
         let mut bytes = Vec::new();
         file.take(MAX_CURSOR).read_to_end(&mut bytes)?;
-        serde_json::from_slice(&bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        let invalid = |reason: String| std::io::Error::new(std::io::ErrorKind::InvalidData, reason);
+        let cursor: Self = serde_json::from_slice(&bytes).map_err(|e| invalid(e.to_string()))?;
+        if let Some(key) = cursor.seen.keys().find(|key| !names_a_thing(key)) {
+            return Err(invalid(format!(
+                "`{}` names no task, import or content",
+                vidplat_core::escape_controls(key)
+            )));
+        }
+        if cursor.seen.len() > MAX_CURSOR_THINGS {
+            return Err(invalid(format!(
+                "holds {} things, more than the lists a watch reads hold ({MAX_CURSOR_THINGS})",
+                cursor.seen.len()
+            )));
+        }
+        Ok(cursor)
     }
 
     /// Writes it to `path` whole, owner only: a new file renamed over the
@@ -290,8 +319,13 @@ const PER_PAGE: i64 = 100;
 /// The most pages one read of a list takes (100,000 things at 100 a page):
 /// a server that never says "last page" cannot hold a poll forever.
 const MAX_PAGES: i64 = 1_000;
+/// The most bytes one read of a list keeps of its things (100,000 things
+/// take about 30 MB): pages of more or larger things than were asked for
+/// cannot fill the memory.
+const MAX_LISTED_BYTES: usize = 64 << 20;
 
 /// A thing as one poll saw it.
+#[derive(Debug)]
 struct Seen {
     subject: Subject,
     /// Its state as the event id ends (`ready`, `finished`, `p3f2a…`).
@@ -301,6 +335,23 @@ struct Seen {
     updated_at: Option<String>,
     error_code: Option<i64>,
     detail: Option<serde_json::Value>,
+}
+
+impl Seen {
+    /// About what it takes in memory.
+    fn footprint(&self) -> usize {
+        let text = |text: Option<&String>| text.map_or(0, String::len);
+        let subject = match &self.subject {
+            Subject::ContentName(name) => name.len(),
+            _ => 0,
+        };
+        // The detail holds a content's encode status and update time again.
+        std::mem::size_of::<Self>()
+            + subject
+            + 2 * self.state.len()
+            + self.shown.len()
+            + 2 * text(self.updated_at.as_ref())
+    }
 }
 
 impl Poller<'_> {
@@ -392,7 +443,7 @@ impl Poller<'_> {
     /// first task older than the watermark.
     async fn tasks(&mut self, whole: bool) -> Result<Vec<Seen>, Error> {
         let encoder = self.client.encoder()?;
-        self.pages(whole, |page, sort| {
+        self.pages("list_tasks", whole, |page, sort| {
             let mut request = encoder.list_tasks().page(page).per_page(PER_PAGE);
             if let Some(sort) = sort {
                 request = request.sort(sort);
@@ -411,7 +462,7 @@ impl Poller<'_> {
     async fn contents(&mut self) -> Result<Vec<Seen>, Error> {
         let whole = self.watermark.is_none() || !self.by_update_time;
         let vms = self.client.vms()?;
-        self.pages(whole, |page, sort| {
+        self.pages("list_contents", whole, |page, sort| {
             let mut request = vms.list_contents().page(page).per_page(PER_PAGE);
             if let Some(sort) = sort {
                 request = request.sort(sort);
@@ -429,23 +480,33 @@ impl Poller<'_> {
     /// gives a page's things and whether it is the last): every page when
     /// `whole`, else down to the first page reaching back before the
     /// watermark. A refused sort makes it read every page again, unsorted.
-    async fn pages<F, Page>(&mut self, whole: bool, mut read: F) -> Result<Vec<Seen>, Error>
+    async fn pages<F, Page>(&mut self, operation: &'static str, whole: bool, mut read: F) -> Result<Vec<Seen>, Error>
     where
         F: FnMut(i64, Option<&'static str>) -> Page,
         Page: std::future::Future<Output = Result<(Vec<Seen>, bool), Error>>,
     {
-        let (mut whole, mut listed, mut page) = (whole, Vec::new(), 1);
+        let (mut whole, mut listed, mut page, mut kept) = (whole, Vec::new(), 1, 0);
         while page <= MAX_PAGES {
             let answer = read(page, self.sort()).await;
             self.calls.fetch_add(1, Ordering::Relaxed);
             let (things, last) = match answer {
                 Err(error) if self.refuses_sort(&error) => {
-                    (whole, page) = (true, 1);
+                    (whole, page, kept) = (true, 1, 0);
                     listed.clear();
                     continue;
                 }
                 answer => answer?,
             };
+            kept += things.iter().map(Seen::footprint).sum::<usize>();
+            if kept > MAX_LISTED_BYTES {
+                return Err(Error::Paging {
+                    operation,
+                    pages: page.unsigned_abs(),
+                    problem: crate::PagingProblem::TooLarge {
+                        bound: MAX_LISTED_BYTES,
+                    },
+                });
+            }
             let reached_older = self.watermark.as_ref().is_some_and(|watermark| {
                 things
                     .iter()
@@ -515,6 +576,12 @@ impl Poller<'_> {
             self.watermark = Some(String::new());
         }
         listed.sort_by(|a, b| (&a.updated_at, &a.subject).cmp(&(&b.updated_at, &b.subject)));
+        // A thing listed twice (on two pages, as the list moved) is an event
+        // once, in the state listed last: one poll's events are of distinct subjects.
+        let mut last = BTreeSet::new();
+        listed.reverse();
+        listed.retain(|seen| last.insert(seen.subject.key()));
+        listed.reverse();
         let mut events = Vec::new();
         for seen in listed {
             let key = seen.subject.key();
@@ -699,6 +766,91 @@ mod tests {
             error_code: None,
             detail: None,
         }
+    }
+
+    /// A cursor no watch saves is refused: a key naming no thing would
+    /// never be seen deleted (every poll would read every page), and more
+    /// things than the lists hold would each be asked for, one call each.
+    #[test]
+    fn a_cursor_no_watch_saves_is_refused() {
+        let dir = std::env::temp_dir().join(format!("vidplat-watch-planted-{}", fastrand::u64(..)));
+        std::fs::create_dir_all(&dir).expect("a directory");
+        let path = dir.join("tasks.cursor");
+        std::fs::write(&path, r#"{"seen":{"task.7":"ready","task.x\u001b[2J":"ready"}}"#).expect("written");
+        let refused = Cursor::load(&path).expect_err("refused").to_string();
+        assert_eq!(refused, "`task.x\\u{1b}[2J` names no task, import or content");
+        let many: BTreeMap<String, String> = (0..=MAX_CURSOR_THINGS)
+            .map(|id| (format!("task.{id}"), "ready".to_owned()))
+            .collect();
+        std::fs::write(&path, serde_json::to_vec(&Cursor { seen: many }).expect("json")).expect("written");
+        let refused = Cursor::load(&path).expect_err("refused").to_string();
+        assert!(refused.starts_with("holds 300001 things"), "{refused}");
+        std::fs::remove_dir_all(&dir).expect("removed");
+    }
+
+    fn seen(id: i64, state: &str, updated_at: &str) -> Seen {
+        Seen {
+            subject: Subject::TaskId(id),
+            state: state.to_owned(),
+            shown: state.to_owned(),
+            updated_at: Some(updated_at.to_owned()),
+            error_code: None,
+            detail: None,
+        }
+    }
+
+    fn nowhere() -> crate::Client {
+        crate::Client::builder()
+            .encoder_url("http://127.0.0.1:9")
+            .api_key("key")
+            .build()
+            .expect("a client")
+    }
+
+    /// A thing listed twice in one poll (on two pages, as the list moved
+    /// under the reader) is one event, in its newer state.
+    #[tokio::test]
+    async fn one_poll_has_one_event_a_subject() {
+        let client = nowhere();
+        let mut poller = client.watch().poller(Source::Tasks, Cursor::default());
+        let listed = vec![
+            seen(7, "ready", "2026-11-30 10:00:01"),
+            seen(7, "encoding", "2026-11-30 10:00:00"),
+            seen(8, "waiting", "2026-11-30 10:00:00"),
+        ];
+        let events = poller.changes(listed, false).await.expect("no call made");
+        let ids: Vec<&str> = events.iter().map(|event| event.id.as_str()).collect();
+        assert_eq!(ids, ["task.8.waiting", "task.7.ready"]);
+    }
+
+    /// Pages of more or larger things than were asked for stop the read
+    /// once it keeps more than its bound, whatever the server answers.
+    #[tokio::test]
+    async fn a_read_of_a_list_keeps_no_more_than_its_bound() {
+        let client = nowhere();
+        let mut poller = client.watch().poller(Source::Tasks, Cursor::default());
+        let status = "x".repeat(32 << 10);
+        let read = poller
+            .pages("list_tasks", true, |page, _| {
+                let things = (0..100)
+                    .map(|i| seen(page * 100 + i, &status, "2026-11-30 10:00:00"))
+                    .collect();
+                // Twenty pages of these, if nothing stops the read first.
+                std::future::ready(Ok((things, page == 20)))
+            })
+            .await;
+        let error = read.expect_err("stopped");
+        assert!(
+            matches!(
+                error,
+                Error::Paging {
+                    operation: "list_tasks",
+                    pages: 7,
+                    problem: crate::PagingProblem::TooLarge { .. }
+                }
+            ),
+            "{error:?}"
+        );
     }
 
     #[test]
