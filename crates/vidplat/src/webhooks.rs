@@ -134,7 +134,8 @@ pub fn verify(
             age: Duration::from_secs(age.unsigned_abs()),
         });
     }
-    if -age > tolerance {
+    // `age` may be i64::MIN, whose negation overflows.
+    if age < -tolerance {
         return Err(WebhookError::TooNew {
             ahead: Duration::from_secs(age.unsigned_abs()),
         });
@@ -167,6 +168,27 @@ mod tests {
 
     /// The specification's example secret, id, timestamp and body; its
     /// signature also computed with Python's `hmac` and `base64`.
+    /// A sending time as far ahead as an i64 goes, against any clock, is too new.
+    #[test]
+    fn a_timestamp_at_the_end_of_time_is_too_new_whatever_the_clock() {
+        let secret = WebhookSecret::parse("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").expect("a secret");
+        for now in [-1, 0, now()] {
+            let verified = verify(
+                &secret,
+                "msg",
+                &i64::MAX.to_string(),
+                "v1,x",
+                b"{}",
+                now,
+                Duration::from_secs(300),
+            );
+            assert!(
+                matches!(verified, Err(WebhookError::TooNew { .. })),
+                "{now}: {verified:?}"
+            );
+        }
+    }
+
     #[test]
     fn the_specification_s_example_verifies_and_anything_changed_does_not() {
         let secret = WebhookSecret::parse("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").expect("the example's secret");
