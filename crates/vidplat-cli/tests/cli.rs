@@ -3716,6 +3716,37 @@ async fn watch_forwards_each_event_signed_retried_under_one_id_then_dead_lettere
         assert_eq!(mode, 0o600);
     }
 
+    // `--for` ends the handling too: a receiver that never takes the event
+    // does not hold the watch past it, whatever the tries left.
+    let (url, _) = webhook_receiver(usize::MAX).await;
+    let started = std::time::Instant::now();
+    let args = [
+        "watch",
+        "tasks",
+        "--count",
+        "1",
+        "--for",
+        "2s",
+        "--tries",
+        "20",
+        "--forward-to",
+        &url,
+        "--secret-file",
+        &secret_path,
+        "--dead-letter",
+        &dead_path,
+    ];
+    let cut = tokio::time::timeout(Duration::from_secs(30), cli.run(&args))
+        .await
+        .expect("ended by --for");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert_eq!(cut.code, 0, "{cut:?}");
+    assert!(
+        cut.stderr
+            .contains("watch: --for ended with 1 event(s) of the last poll not handled\n"),
+        "{cut:?}"
+    );
+
     let before = cli.sim.journal().len();
     let elsewhere = forward("http://example.com/hooks".to_owned(), &[]).await;
     assert_eq!((elsewhere.code, elsewhere.stdout.as_str()), (2, ""), "{elsewhere:?}");

@@ -164,7 +164,10 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         .unwrap_or(Duration::from_secs(2));
     let limit = matches.get_one::<u64>("count").copied().unwrap_or(u64::MAX);
     let parallel = matches.get_one::<u64>("parallel").copied().unwrap_or(1);
-    let until = matches.get_one::<Duration>("for").map(|d| Instant::now() + *d);
+    // A `--for` past what the clock can say is no bound.
+    let until = matches
+        .get_one::<Duration>("for")
+        .and_then(|d| Instant::now().checked_add(*d));
     let io = invocation.io;
     let (mut printed, mut minute, mut calls_before, mut said_fallback) = (0u64, Instant::now(), 0u64, by_creation);
     loop {
@@ -193,6 +196,7 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         }
         io.stdout.flush()?;
         printed += lines.len() as u64;
+        let lines_count = lines.len();
         // One poll's events are of distinct subjects: any of them may run beside another.
         let mut handled = futures::stream::iter(lines)
             .map(|(event, line)| {
@@ -203,7 +207,28 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
                 }
             })
             .buffer_unordered(usize::try_from(parallel).unwrap_or(1));
-        while let Some((event, failures)) = handled.next().await {
+        let mut unhandled = lines_count;
+        loop {
+            // `--for` ends the handling too: what is left is not recorded, so
+            // a watch from the cursor gets it again.
+            let next = match until {
+                Some(until) => tokio::time::timeout_at(until.into(), handled.next()).await.ok(),
+                None => Some(handled.next().await),
+            };
+            let Some(next) = next else {
+                writeln!(
+                    io.stderr,
+                    "watch: --for ended with {unhandled} event(s) of the last poll not handled{}",
+                    if cursor_path.is_some() {
+                        " (nor recorded in the cursor)"
+                    } else {
+                        ""
+                    }
+                )?;
+                break;
+            };
+            let Some((event, failures)) = next else { break };
+            unhandled -= 1;
             for why in failures {
                 writeln!(
                     io.stderr,
@@ -224,7 +249,8 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
             writeln!(io.stderr, "watch: {} call(s) in the last minute", total - calls_before)?;
             (minute, calls_before) = (Instant::now(), total);
         }
-        if printed >= limit || until.is_some_and(|until| Instant::now() + interval >= until) {
+        let ends_before_next_poll = |until| Instant::now().checked_add(interval).is_none_or(|next| next >= until);
+        if printed >= limit || until.is_some_and(ends_before_next_poll) {
             break;
         }
         tokio::time::sleep(interval).await;
@@ -311,8 +337,11 @@ struct Forward {
     dead_letter: PathBuf,
 }
 
-/// The first pause between two tries of a webhook; each next one doubles.
+/// The first pause between two tries of a webhook; each next one doubles,
+/// up to [`LAST_RETRY`].
 const FIRST_RETRY: Duration = Duration::from_millis(500);
+/// The longest pause between two tries of a webhook.
+const LAST_RETRY: Duration = Duration::from_secs(30);
 /// The longest one try of a webhook may take.
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -390,7 +419,7 @@ impl Forward {
             };
             if attempt < self.tries {
                 tokio::time::sleep(pause).await;
-                pause = pause.saturating_mul(2);
+                pause = pause.saturating_mul(2).min(LAST_RETRY);
             }
         }
         let kept = append_dead_letter(&self.dead_letter, line);
