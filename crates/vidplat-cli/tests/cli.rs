@@ -3716,6 +3716,21 @@ async fn watch_forwards_each_event_signed_retried_under_one_id_then_dead_lettere
         assert_eq!(mode, 0o600);
     }
 
+    // A --for or --interval past what the clock can say is no bound, not a panic.
+    let endless = cli
+        .run(&[
+            "watch",
+            "tasks",
+            "--count",
+            "1",
+            "--for",
+            "500000000000y",
+            "--interval",
+            "500000000000y",
+        ])
+        .await;
+    assert_eq!((endless.code, endless.stdout.lines().count()), (0, 1), "{endless:?}");
+
     // `--for` ends the handling too: a receiver that never takes the event
     // does not hold the watch past it, whatever the tries left.
     let (url, _) = webhook_receiver(usize::MAX).await;
