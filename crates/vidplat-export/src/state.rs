@@ -154,11 +154,13 @@ impl std::fmt::Display for StateError {
                 Value::Object(found.clone()),
                 Value::Object(exporting.clone()),
             ),
+            // What the file says is shown, never obeyed: a terminal sequence in it is escaped.
             StateError::OtherReport { path, found, exporting } => write!(
                 f,
-                "export state {} records an export of {found}, not {exporting}: give each report its own \
+                "export state {} records an export of {}, not {exporting}: give each report its own \
                  output directory or state file",
-                path.display()
+                path.display(),
+                vidplat_core::escape_controls(found)
             ),
         }
     }
@@ -327,6 +329,27 @@ mod tests {
 
     fn day(d: u32) -> Partition {
         Partition::Day(NaiveDate::from_ymd_opt(2026, 10, d).unwrap())
+    }
+
+    /// A state file is someone's text: the report it names reaches a
+    /// terminal escaped, so a sequence planted in it does nothing there.
+    #[test]
+    fn another_reports_name_is_shown_escaped() {
+        let dir = std::env::temp_dir().join(format!("vidplat-state-other-{}", std::process::id()));
+        let path = dir.join("state.json");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            &path,
+            r#"{"format": 2, "report": "\u001b]52;c;aGk=\u0007", "done": {}}"#,
+        )
+        .unwrap();
+        let refused = ExportState::load(&path, "r").unwrap_err().to_string();
+        assert!(!refused.contains('\u{1b}') && !refused.contains('\u{7}'), "{refused:?}");
+        assert!(
+            refused.contains(r"records an export of \u{1b}]52;c;aGk=\u{7}, not r"),
+            "{refused}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
