@@ -3716,6 +3716,44 @@ async fn watch_forwards_each_event_signed_retried_under_one_id_then_dead_lettere
         assert_eq!(mode, 0o600);
     }
 
+    // A dead-letter file others may read (planted in a shared directory, say)
+    // does not get the account's events.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let shared = dir.path().join("shared.ndjson");
+        std::fs::write(&shared, "").expect("written");
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o644)).expect("readable by all");
+        let (url, _) = webhook_receiver(usize::MAX).await;
+        let shared_path = shared.to_string_lossy().into_owned();
+        let refused = cli
+            .run(&[
+                "watch",
+                "tasks",
+                "--count",
+                "1",
+                "--for",
+                "20s",
+                "--tries",
+                "1",
+                "--forward-to",
+                &url,
+                "--secret-file",
+                &secret_path,
+                "--dead-letter",
+                &shared_path,
+            ])
+            .await;
+        assert_eq!(refused.code, 0, "{refused:?}");
+        assert!(
+            refused.stderr.contains(&format!(
+                "and not written to {shared_path}: others can read or write it (mode 0644)"
+            )),
+            "{refused:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&shared).expect("there"), "", "nothing written");
+    }
+
     // A --for or --interval past what the clock can say is no bound, not a panic.
     let endless = cli
         .run(&[

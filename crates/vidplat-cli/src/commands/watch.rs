@@ -441,15 +441,24 @@ impl Forward {
 /// Appends `line` to the dead-letter file, made owner only; a link there is not followed.
 fn append_dead_letter(path: &Path, line: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
-    if std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file()) {
-        return Err(std::io::Error::other("is not a regular file"));
-    }
+    use vidplat_core::__private::{open_file, Links};
     let mut options = std::fs::OpenOptions::new();
     options.create(true).append(true);
     #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    // A link or a FIFO planted at its name is refused, not followed.
+    let mut file = open_file(path, &mut options, Links::Refuse)?;
+    // The events are the account's: a file others may read (planted in a
+    // shared directory, say) does not get them.
+    #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.mode(0o600);
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = file.metadata()?.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(std::io::Error::other(format!(
+                "others can read or write it (mode {mode:04o}); `chmod 600` it if it is yours"
+            )));
+        }
     }
-    options.open(path)?.write_all(line)
+    file.write_all(line)
 }
