@@ -90,6 +90,10 @@ async fn run_argv(argv: Vec<OsString>, io: &mut Io<'_>) -> i32 {
             return code;
         }
     };
+    // What goes wrong without ending the command (a quota store that cannot
+    // be used, so the quota is counted in this process only) is said on
+    // stderr; `--debug` shows everything instead.
+    let _warnings = (!matches.get_flag("debug")).then(warnings_subscriber);
     let format = config::named_output_format(&matches);
     // Errors are JSON when JSON was asked for, not when it is only the default off a terminal.
     let json_errors = matches!(format, Ok(Some(Format::Json)));
@@ -334,6 +338,52 @@ fn tokio_stream_of<T: Clone + Send + Sync + 'static>(
         Some((value, receiver))
     })
     .boxed()
+}
+
+/// vidplat's warnings on stderr, a line each (`warning: …`), escaped.
+fn warnings_subscriber() -> tracing::subscriber::DefaultGuard {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(LevelFilter::WARN)
+        .event_format(WarningLine::default())
+        .finish()
+        .with(Targets::new().with_target("vidplat", LevelFilter::WARN));
+    tracing::subscriber::set_default(subscriber)
+}
+
+/// An event as `warning: ` and its message and fields, on one line, each
+/// warning once (a store that cannot be used says so at every call).
+#[derive(Default)]
+struct WarningLine {
+    said: std::sync::Mutex<std::collections::HashSet<String>>,
+}
+
+impl<S, N> tracing_subscriber::fmt::FormatEvent<S, N> for WarningLine
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    N: for<'a> tracing_subscriber::fmt::FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        context: &tracing_subscriber::fmt::FmtContext<'_, S, N>,
+        mut writer: tracing_subscriber::fmt::format::Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        use tracing_subscriber::fmt::FormatFields as _;
+        let mut message = String::new();
+        context.format_fields(tracing_subscriber::fmt::format::Writer::new(&mut message), event)?;
+        // A long watch says only so many different things; past that, each is said.
+        let first = self
+            .said
+            .lock()
+            .map_or(true, |mut said| said.len() >= 1_000 || said.insert(message.clone()));
+        match first {
+            true => writeln!(writer, "warning: {}", vidplat_core::escape_controls(&message)),
+            false => Ok(()),
+        }
+    }
 }
 
 /// `--debug`: the call's spans and events as JSON lines on stderr, for this command.

@@ -1964,6 +1964,33 @@ async fn the_analytics_quota_is_the_machines_back_to_back_in_parallel_and_in_a_n
     assert_eq!(theirs.json()["used_this_month"], 0, "{theirs:?}");
 }
 
+/// A machine store that cannot be used (here a file where its directory
+/// should be) leaves the quota counted in this process only: the command
+/// still runs, and says so once on stderr, whatever its attempts.
+#[tokio::test]
+async fn a_quota_counted_in_this_process_only_says_so_once() {
+    let cli = Cli::start().await;
+    let blocked = cli.config_dir.path().join("a-file");
+    std::fs::write(&blocked, "not a directory").expect("written");
+    let mut command = cli.command(&["analytics", "cloud-by-os", "-o", "json"]);
+    command.env("VIDPLAT_STATE_DIR", &blocked);
+    let run = cli.run_with(command, "").await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("warning: "))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{run:?}");
+    assert!(
+        warnings[0].starts_with(&format!(
+            "warning: analytics quota (machine): creating {}: ",
+            blocked.display()
+        )) && warnings[0].ends_with("; counting in this process only"),
+        "{run:?}"
+    );
+}
+
 /// The simulator counts an analytics call until a window after its end. The
 /// default keeps to that with 500 ms calls and the 250 ms margin;
 /// `VIDPLAT_ANALYTICS_COUNTED_UNTIL=turn` or `--analytics-counted-until turn`
