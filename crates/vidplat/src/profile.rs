@@ -297,10 +297,6 @@ impl Profiles {
     /// Writes both files: `credentials.toml` (the keys, and quota store URLs
     /// that carry a password) readable by its owner only.
     pub fn save(&self) -> Result<(), ProfileError> {
-        let io = |path: &Path| {
-            let path = path.to_owned();
-            move |source| ProfileError::Io { path, source }
-        };
         std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
         let mut config = ConfigFile::default();
         let mut credentials = CredentialsFile::default();
@@ -330,18 +326,19 @@ impl Profiles {
     }
 }
 
+/// What failed reading or writing `path`, as its error.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ProfileError {
+    let path = path.to_owned();
+    move |source| ProfileError::Io { path, source }
+}
+
 /// Refuses a file that holds a secret unless it is a regular file only its
 /// owner can read and write (a missing file is no secret).
 fn ensure_private(path: &Path) -> Result<(), ProfileError> {
     let metadata = match std::fs::symlink_metadata(path) {
         Ok(metadata) => metadata,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => {
-            return Err(ProfileError::Io {
-                path: path.to_owned(),
-                source,
-            })
-        }
+        Err(source) => return Err(io(path)(source)),
     };
     let unprotected = |reason: String| ProfileError::Unprotected {
         path: path.to_owned(),
@@ -392,12 +389,7 @@ fn read_toml<T: Default + serde::de::DeserializeOwned>(path: &Path) -> Result<T,
     let text = match read_text(path) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(T::default()),
-        Err(source) => {
-            return Err(ProfileError::Io {
-                path: path.to_owned(),
-                source,
-            })
-        }
+        Err(source) => return Err(io(path)(source)),
     };
     toml::from_str(&text).map_err(|e| ProfileError::Invalid {
         path: path.to_owned(),
