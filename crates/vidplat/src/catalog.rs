@@ -636,21 +636,9 @@ impl Plan {
         let mut problems = Refusals::default();
         let mut problem = |at: String, rule: String| problems.push(Refusal::new(rule).at(&at));
         for key in file.keys() {
-            match kinds.iter().find(|kind| kind.rows.key == key) {
-                Some(kind) if !account.kinds.contains_key(kind.rows.key) => {
-                    problem(
-                        key.clone(),
-                        "cannot be planned: its service is not configured".to_owned(),
-                    );
-                }
-                Some(_) => {}
-                None if key == SETTINGS.0 && account.settings.is_null() => {
-                    problem(
-                        key.clone(),
-                        "cannot be planned: its service is not configured".to_owned(),
-                    );
-                }
-                None if key == SETTINGS.0 => {}
+            let configured = match kinds.iter().find(|kind| kind.rows.key == key) {
+                Some(kind) => account.kinds.contains_key(kind.rows.key),
+                None if key == SETTINGS.0 => !account.settings.is_null(),
                 None => {
                     let known: Vec<&str> = std::iter::once(SETTINGS.0)
                         .chain(kinds.iter().map(|kind| kind.rows.key))
@@ -659,7 +647,14 @@ impl Plan {
                         key.clone(),
                         format!("is no kind the file declares ({})", known.join(", ")),
                     );
+                    continue;
                 }
+            };
+            if !configured {
+                problem(
+                    key.clone(),
+                    "cannot be planned: its service is not configured".to_owned(),
+                );
             }
         }
         let mut changes = Vec::new();
