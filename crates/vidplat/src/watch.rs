@@ -425,8 +425,8 @@ impl Poller<'_> {
     }
 
     /// The sort asked for, while the service takes it.
-    fn sort(&self) -> Option<&'static str> {
-        self.by_update_time.then_some("updated_at|desc")
+    fn sort(&self) -> Option<String> {
+        self.by_update_time.then(|| "updated_at|desc".to_owned())
     }
 
     /// Whether `error` refuses the sort asked for (a 400 or 422 to a sorted
@@ -444,10 +444,7 @@ impl Poller<'_> {
     async fn tasks(&mut self, whole: bool) -> Result<Vec<Seen>, Error> {
         let encoder = self.client.encoder()?;
         self.pages("list_tasks", whole, |page, sort| {
-            let mut request = encoder.list_tasks().page(page).per_page(PER_PAGE);
-            if let Some(sort) = sort {
-                request = request.sort(sort);
-            }
+            let request = encoder.list_tasks().page(page).per_page(PER_PAGE).sort(sort);
             async move {
                 let answer = request.send().await?.into_inner();
                 let last = answer.last_page.is_none_or(|last| page >= last);
@@ -463,10 +460,7 @@ impl Poller<'_> {
         let whole = self.watermark.is_none() || !self.by_update_time;
         let vms = self.client.vms()?;
         self.pages("list_contents", whole, |page, sort| {
-            let mut request = vms.list_contents().page(page).per_page(PER_PAGE);
-            if let Some(sort) = sort {
-                request = request.sort(sort);
-            }
+            let request = vms.list_contents().page(page).per_page(PER_PAGE).sort(sort);
             async move {
                 let answer = request.send().await?.into_inner();
                 let last = answer.truncated != Some(true);
@@ -482,7 +476,7 @@ impl Poller<'_> {
     /// watermark. A refused sort makes it read every page again, unsorted.
     async fn pages<F, Page>(&mut self, operation: &'static str, whole: bool, mut read: F) -> Result<Vec<Seen>, Error>
     where
-        F: FnMut(i64, Option<&'static str>) -> Page,
+        F: FnMut(i64, Option<String>) -> Page,
         Page: std::future::Future<Output = Result<(Vec<Seen>, bool), Error>>,
     {
         let (mut whole, mut listed, mut page, mut kept) = (whole, Vec::new(), 1, 0);
