@@ -561,14 +561,7 @@ fn describe(request: &reqwest::Request) -> Result<(RecordedRequest, Scrubber), S
         let Some(value) = name.as_str().starts_with("x-").then(|| value.to_str().ok()).flatten() else {
             continue;
         };
-        let value = scrubber.text(value);
-        headers
-            .entry(name.as_str().to_owned())
-            .and_modify(|held| {
-                held.push_str(", ");
-                held.push_str(&value);
-            })
-            .or_insert_with(|| value.into_owned());
+        add_header(&mut headers, name.as_str(), scrubber.text(value));
     }
     let body = request.body().and_then(|body| match body.as_bytes() {
         None => Some(RequestBody::Streamed),
@@ -640,13 +633,7 @@ impl Scrubber {
         let mut kept = BTreeMap::<String, String>::new();
         for (name, value) in headers {
             let Ok(value) = value.to_str() else { continue };
-            let value = self.text(value);
-            kept.entry(name.as_str().to_owned())
-                .and_modify(|held| {
-                    held.push_str(", ");
-                    held.push_str(&value);
-                })
-                .or_insert_with(|| value.into_owned());
+            add_header(&mut kept, name.as_str(), self.text(value));
         }
         let (body, body_base64) = match std::str::from_utf8(body) {
             Ok("") => (None, None),
@@ -710,6 +697,18 @@ fn read_cassette(text: &str) -> Result<(Vec<Exchange>, Vec<Vec<u8>>), String> {
         bodies.push(body);
     }
     Ok((exchanges, bodies))
+}
+
+/// `value` under `name`, after the values a header of that name had already
+/// (`, ` between them, as HTTP joins a repeated header).
+fn add_header(headers: &mut BTreeMap<String, String>, name: &str, value: Cow<'_, str>) {
+    headers
+        .entry(name.to_owned())
+        .and_modify(|held| {
+            held.push_str(", ");
+            held.push_str(&value);
+        })
+        .or_insert_with(|| value.into_owned());
 }
 
 /// The standard alphabet, padded; a last digit's spare bits need not be zero.
