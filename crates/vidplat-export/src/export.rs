@@ -832,13 +832,7 @@ impl<'a> Export<'a> {
                         break;
                     }
                     ChunkEnd::Quota(quota, retry_after, reason) => {
-                        let resume_at = match (quota, retry_after) {
-                            (_, Some(after)) => chrono::Duration::from_std(after)
-                                .ok()
-                                .map(|after| now_in_japan() + after),
-                            (Quota::Month, None) => Some(next_month_in_japan(now_in_japan())),
-                            _ => None,
-                        };
+                        let resume_at = resume_at(quota, retry_after, now_in_japan());
                         summary.paused = Some(Pause::Quota {
                             quota,
                             resume_at,
@@ -1118,6 +1112,18 @@ fn now_in_japan() -> DateTime<FixedOffset> {
         .with_timezone(&vidplat_core::japan_offset())
 }
 
+/// When a quota's refusal says the export may go on: after the server's
+/// hint (none when it is past what a date holds), or at the next month.
+fn resume_at(quota: Quota, retry_after: Option<Duration>, now: DateTime<FixedOffset>) -> Option<DateTime<FixedOffset>> {
+    match (quota, retry_after) {
+        (_, Some(after)) => chrono::Duration::from_std(after)
+            .ok()
+            .and_then(|after| now.checked_add_signed(after)),
+        (Quota::Month, None) => Some(next_month_in_japan(now)),
+        _ => None,
+    }
+}
+
 /// 00:00 of the first day of the month after `now`, Japan time.
 fn next_month_in_japan(now: DateTime<FixedOffset>) -> DateTime<FixedOffset> {
     let (year, month) = if now.month() == 12 {
@@ -1134,6 +1140,18 @@ fn next_month_in_japan(now: DateTime<FixedOffset>) -> DateTime<FixedOffset> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A 429's `Retry-After` of 10¹³ s (a server may say anything) is no date
+    /// to resume at; adding it to now overflowed the date and panicked.
+    #[test]
+    fn a_retry_after_past_any_date_leaves_the_resume_time_unsaid() {
+        let now = now_in_japan();
+        let far = Some(Duration::from_secs(10_000_000_000_000));
+        assert_eq!(resume_at(Quota::PerMinute, far, now), None);
+        let soon = resume_at(Quota::PerMinute, Some(Duration::from_secs(60)), now);
+        assert_eq!(soon, Some(now + chrono::Duration::seconds(60)));
+        assert_eq!(resume_at(Quota::Month, None, now), Some(next_month_in_japan(now)));
+    }
 
     #[test]
     fn parameters_that_differ_name_different_shared_jobs() {
