@@ -151,8 +151,9 @@ impl std::fmt::Display for StateError {
                 "export state {} records the parameters {}, not {}: an export keeps one set of \
                  parameters; give this one its own output directory or state file",
                 path.display(),
-                Value::Object(found.clone()),
-                Value::Object(exporting.clone()),
+                // JSON escapes C0 controls only: C1 ones (U+009B, a CSI) are escaped here.
+                vidplat_core::escape_controls(&Value::Object(found.clone()).to_string()),
+                vidplat_core::escape_controls(&Value::Object(exporting.clone()).to_string()),
             ),
             // What the file says is shown, never obeyed: a terminal sequence in it is escaped.
             StateError::OtherReport { path, found, exporting } => write!(
@@ -349,6 +350,12 @@ mod tests {
             refused.contains(r"records an export of \u{1b}]52;c;aGk=\u{7}, not r"),
             "{refused}"
         );
+        let other = StateError::OtherParameters {
+            path: path.clone(),
+            found: serde_json::from_str(r#"{"x": "\u009b2J"}"#).unwrap(),
+            exporting: Map::new(),
+        };
+        assert!(!other.to_string().contains('\u{9b}'), "{other}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
