@@ -151,8 +151,20 @@ impl Cassette {
     /// the error names the file and the reason.
     pub fn replay(path: impl AsRef<Path>) -> io::Result<Self> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| io::Error::new(e.kind(), format!("the cassette {}: {e}", path.display())))?;
+        let named = |e: io::Error| io::Error::new(e.kind(), format!("the cassette {}: {e}", path.display()));
+        // A FIFO or a device is refused, not read, and so is a file larger
+        // than any recording (each body is at most MAX_RECORDED_BODY).
+        let file = vidplat_core::__private::open_regular(path)
+            .and_then(|file| file.ok_or_else(|| io::Error::from(io::ErrorKind::NotFound)))
+            .map_err(named)?;
+        let mut text = String::new();
+        io::Read::read_to_string(&mut io::Read::take(file, MAX_CASSETTE + 1), &mut text).map_err(named)?;
+        if text.len() as u64 > MAX_CASSETTE {
+            return Err(named(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("larger than {} MiB", MAX_CASSETTE >> 20),
+            )));
+        }
         let (exchanges, bodies) = read_cassette(&text).map_err(|why| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -253,10 +265,9 @@ impl Cassette {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(named)?;
         }
-        let mut partial = path.as_os_str().to_owned();
-        partial.push(".partial");
-        std::fs::write(&partial, text).map_err(named)?;
-        std::fs::rename(&partial, path).map_err(named)
+        // A new file of this process's, renamed over the old: a link planted
+        // at a temporary name (a repository can hold one) is never written through.
+        vidplat_core::__private::replace_file(path, text.as_bytes(), false).map_err(named)
     }
 
     /// What is wrong, if anything. Replaying: each request that was not
@@ -369,6 +380,9 @@ impl Cassette {
 /// The largest answer recorded (a 50,000-row analytics page is about 19 MiB):
 /// a larger one is passed on unrecorded, never held whole.
 const MAX_RECORDED_BODY: usize = 64 * 1024 * 1024;
+
+/// The most bytes of a cassette file read: far more than any test records.
+const MAX_CASSETTE: u64 = 1 << 30;
 
 impl Transport for Cassette {
     fn send<'a>(&'a self, client: &'a reqwest::Client, request: reqwest::Request) -> ResponseFuture<'a> {

@@ -517,3 +517,40 @@ async fn no_form_of_the_key_or_of_a_secret_reaches_the_file() {
         "a body holding the key is not kept as bytes: {text}"
     );
 }
+
+/// Saving writes a new file of its own and renames it over the cassette: a
+/// link planted beside it (a repository can hold one, at the name the kit
+/// used to write to) is never written through.
+#[cfg(unix)]
+#[tokio::test]
+async fn saving_never_writes_through_a_link_planted_beside_the_cassette() {
+    let path = TempPath::new("planted.json");
+    let dir = path.0.parent().unwrap().to_owned();
+    std::fs::create_dir_all(&dir).unwrap();
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    let mut partial = path.0.clone().into_os_string();
+    partial.push(".partial");
+    std::os::unix::fs::symlink(&victim, &partial).unwrap();
+    Cassette::record(&path.0).finish();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(std::fs::read_to_string(&path.0).unwrap().contains(CASSETTE_FORMAT));
+}
+
+/// A FIFO where a cassette should be is refused, not read (a read would
+/// wait for a writer forever).
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_refused_as_a_cassette_unread() {
+    let path = TempPath::new("fifo.json");
+    std::fs::create_dir_all(path.0.parent().unwrap()).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&path.0).status();
+    assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+    let (sender, outcome) = std::sync::mpsc::channel();
+    let at = path.0.clone();
+    std::thread::spawn(move || sender.send(Cassette::replay(&at).map(|_| ()).map_err(|e| e.to_string())));
+    let refused = outcome
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the FIFO is not waited on");
+    assert!(refused.is_err_and(|e| e.ends_with("is not a regular file")));
+}
