@@ -79,7 +79,12 @@ fn refused_path(path: &str) -> Option<&'static str> {
         return Some("must hold no space, control character, `\\` or `#`");
     }
     let (path_only, _) = path.split_once('?').unwrap_or((path, ""));
-    if path_only.split('/').any(|segment| segment == "." || segment == "..") {
+    // Decoded first: a URL parser takes `%2e%2e` for `..` too.
+    let dots = |segment: &str| {
+        let decoded = percent_encoding::percent_decode_str(segment).decode_utf8_lossy();
+        decoded == "." || decoded == ".."
+    };
+    if path_only.split('/').any(dots) {
         return Some("must hold no `.` or `..` segment, which would change the path asked for");
     }
     None
@@ -109,8 +114,15 @@ impl Runtime {
         let base = inner.base.as_str().trim_end_matches('/');
         let url = reqwest::Url::parse(&format!("{base}{path_and_query}")).map_err(unparsed)?;
         let base_url = reqwest::Url::parse(inner.base.as_str()).map_err(unparsed)?;
-        // Belt and braces: the checks above leave no way out of the base URL.
-        if url.origin() != base_url.origin() || !url.path().starts_with(base_url.path().trim_end_matches('/')) {
+        // Belt and braces: the checks above leave no way out of the base URL
+        // (whose path is a whole segment of the one asked for: `/encoder` is
+        // not under `/enc`).
+        let base_path = base_url.path().trim_end_matches('/');
+        let under_base = url
+            .path()
+            .strip_prefix(base_path)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+        if url.origin() != base_url.origin() || !under_base {
             return Err(refused(NotSendable::NotAPath {
                 rule: "must stay under the service's base URL",
             }));
@@ -149,6 +161,9 @@ mod tests {
             "v1/tasks",
             "/v1/../admin",
             "/v1/./tasks",
+            "/%2e%2e/encoder-admin/x",
+            "/v1/.%2E/x",
+            "/v1/%2e/x",
             "/v1/tasks\\x",
             "/v1/tasks#x",
             "/v1/ta sks",
