@@ -402,7 +402,7 @@ pub fn login_id(matches: &ArgMatches) -> Option<String> {
 
 /// The most bytes a key file is read for: a key is short, and `/dev/zero`
 /// must not fill the memory.
-const MAX_KEY_FILE: u64 = 64 * 1024;
+pub(crate) const MAX_KEY_FILE: u64 = 64 * 1024;
 
 /// The text of a key file named by `flag` (a FIFO from `<(…)` too), at most
 /// [`MAX_KEY_FILE`] bytes.

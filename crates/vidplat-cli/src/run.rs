@@ -143,7 +143,7 @@ pub async fn ran(
 }
 
 /// The most bytes `--body` reads (the services' bodies are small; a CSV import is the largest).
-const MAX_BODY: u64 = 64 << 20;
+pub(crate) const MAX_BODY: u64 = 64 << 20;
 
 /// `@file` or `-` (stdin).
 pub(crate) fn read_source(source: &str, stdin: &mut dyn Read) -> Result<Vec<u8>, Failure> {

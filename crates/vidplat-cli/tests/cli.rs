@@ -595,6 +595,23 @@ async fn an_analytics_call_waits_for_the_quota_on_stderr_and_prints_clean_json()
     assert!(run.json().is_array(), "{}", run.stdout);
 }
 
+/// A key read from stdin is bounded as a key file is: stdin may be endless.
+#[tokio::test]
+async fn a_key_on_stdin_larger_than_any_key_is_refused() {
+    let cli = Cli::start().await;
+    let added = cli
+        .run_stdin(&["profile", "add", "big", "--api-key-stdin"], &"k".repeat(70_000))
+        .await;
+    assert_eq!((added.code, added.stdout.as_str()), (2, ""), "{added:?}");
+    assert!(
+        added
+            .stderr
+            .contains("`--api-key-stdin` is larger than 65536 bytes: not a key"),
+        "{added:?}"
+    );
+    assert!(!cli.config_dir.path().join("credentials.toml").exists());
+}
+
 #[tokio::test]
 async fn a_profile_round_trip_keeps_the_key_in_a_file_only_its_owner_reads() {
     let cli = Cli::start().await;
@@ -4253,6 +4270,19 @@ async fn api_sends_a_path_of_the_service_and_nothing_else() {
     assert_eq!(counts.code, 0, "{counts:?}");
     let quota = cli.run(&["analytics", "quota", "-o", "json"]).await;
     assert_eq!(quota.json()["used_this_month"], 1, "{quota:?}");
+
+    // The help's own example: --input names a JSON file.
+    let file = cli.config_dir.path().join("preset.json");
+    std::fs::write(&file, preset.replace("\"raw\"", "\"from-file\"")).expect("written");
+    let input = file.to_string_lossy().into_owned();
+    let from_file = cli
+        .run(&["api", "encoder", "POST", "/v1/presets", "--input", &input])
+        .await;
+    let id = from_file.json()["id"].as_i64().expect("an id");
+    let read = cli
+        .run(&["api", "encoder", "get", &format!("/v1/presets/{id}"), "--jq", ".name"])
+        .await;
+    assert_eq!((read.code, read.stdout.as_str()), (0, "\"from-file\"\n"), "{read:?}");
 }
 
 /// The binary parses with a tree whose commands are made only when run

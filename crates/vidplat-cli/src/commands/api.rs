@@ -109,7 +109,8 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
     } else {
         let mut body = match matches.get_one::<String>("input") {
             Some(source) => {
-                let bytes = run::read_source(source, invocation.io.stdin)?;
+                // A file, as the help says, or `-`: not the @FILE of an operation's --body.
+                let bytes = run::read_input(source, "--input", run::MAX_BODY, invocation.io.stdin)?;
                 serde_json::from_slice(&bytes).map_err(|e| Failure::invalid("--input", format!("is not JSON: {e}")))?
             }
             None => Value::Object(Map::new()),

@@ -219,8 +219,18 @@ fn read_key(name: &str, io: &mut crate::Io<'_>) -> Result<String, Failure> {
         return rpassword::prompt_password(format!("API key for profile `{name}` (input hidden): "))
             .map_err(|e| Failure::Setup(format!("reading the key from the terminal: {e}")));
     }
+    // As a key file is: a key is short, and stdin may be endless (`< /dev/zero`).
     let mut key = String::new();
-    io.stdin.read_to_string(&mut key)?;
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(&mut *io.stdin, crate::config::MAX_KEY_FILE + 1),
+        &mut key,
+    )?;
+    if key.len() as u64 > crate::config::MAX_KEY_FILE {
+        return Err(Failure::invalid(
+            "--api-key-stdin",
+            format!("is larger than {} bytes: not a key", crate::config::MAX_KEY_FILE),
+        ));
+    }
     Ok(key)
 }
 
