@@ -360,6 +360,9 @@ enum ChunkEnd {
     Quota(Quota, Option<Duration>, String),
     /// The claim on a shared chunk was lost: nothing of it was committed.
     ClaimLost,
+    /// The month's reserve was reached between two pages: nothing of the
+    /// chunk was committed.
+    Reserve(Pause),
 }
 
 impl<'a> Export<'a> {
@@ -831,6 +834,10 @@ impl<'a> Export<'a> {
                         lost = true;
                         break;
                     }
+                    ChunkEnd::Reserve(pause) => {
+                        summary.paused = Some(pause);
+                        break;
+                    }
                     ChunkEnd::Quota(quota, retry_after, reason) => {
                         let resume_at = resume_at(quota, retry_after, now_in_japan());
                         summary.paused = Some(Pause::Quota {
@@ -951,6 +958,13 @@ impl<'a> Export<'a> {
         for _ in 0..self.max_pages_per_chunk {
             if !held.load(Ordering::SeqCst) {
                 return Ok(ChunkEnd::ClaimLost);
+            }
+            // Each page is a call of the month: the reserve holds before every
+            // one (the chunk's first was checked before the chunk).
+            if position != first_position {
+                if let Some(pause) = self.reserve_reached().await {
+                    return Ok(ChunkEnd::Reserve(pause));
+                }
             }
             summary.calls += 1;
             self.progress.send_modify(|p| p.calls += 1);

@@ -309,25 +309,35 @@ async fn the_month_spent_pauses_the_run_and_the_next_month_finishes_it() {
     assert_eq!(files(out.path()), files(whole.path()));
 }
 
+/// The reserve holds before every call: before each chunk of a day (two
+/// chunks read, then a pause), and between the pages of one chunk of many
+/// pages (two pages read, nothing of the chunk committed).
 #[tokio::test]
 async fn the_reserve_stops_before_the_month_falls_below_it() {
-    let sim = simulator(SimConfig::fast()).await;
-    let out = tempfile::tempdir().expect("a directory");
-    // The client counts 5 calls a month; keep 3 of them.
-    let summary = client(&sim, 5)
-        .analytics()
-        .unwrap()
-        .cloud_viewing_history()
-        .export(four_days())
-        .chunk_days(1)
-        .reserve_month(3)
-        .run(Files::new(out.path(), Format::Csv))
-        .await
-        .expect("the export");
-    assert_eq!(summary.calls, 2, "{summary:?}");
-    match &summary.paused {
-        Some(Pause::Reserve { remaining, reserve, .. }) => assert_eq!((*remaining, *reserve), (3, 3)),
-        other => panic!("paused by the reserve: {other:?}"),
+    let sim = simulator(SimConfig {
+        analytics_per_minute: 1_000,
+        ..SimConfig::fast()
+    })
+    .await;
+    for (chunk_days, page_rows, chunks_done) in [(1, 50_000, 2), (4, 37, 0)] {
+        let out = tempfile::tempdir().expect("a directory");
+        // Each run's client counts 5 calls a month; keep 3 of them.
+        let summary = client(&sim, 5)
+            .analytics()
+            .unwrap()
+            .cloud_viewing_history()
+            .export(four_days())
+            .chunk_days(chunk_days)
+            .page_rows(page_rows)
+            .reserve_month(3)
+            .run(Files::new(out.path(), Format::Csv))
+            .await
+            .expect("the export");
+        assert_eq!((summary.calls, summary.chunks_done), (2, chunks_done), "{summary:?}");
+        match &summary.paused {
+            Some(Pause::Reserve { remaining, reserve, .. }) => assert_eq!((*remaining, *reserve), (3, 3)),
+            other => panic!("paused by the reserve: {other:?}"),
+        }
     }
 }
 
