@@ -605,10 +605,7 @@ impl<'a> Export<'a> {
 
     /// The first day whose figures may still change by age, as of today in Japan.
     fn unsettled_from(&self) -> NaiveDate {
-        let today = Period::today_in_japan();
-        today
-            .checked_sub_days(chrono::Days::new(u64::from(self.settle_days)))
-            .unwrap_or(today)
+        unsettled_from(Period::today_in_japan(), self.settle_days)
     }
 
     fn refetch(&self) -> Refetch {
@@ -1126,6 +1123,15 @@ fn now_in_japan() -> DateTime<FixedOffset> {
         .with_timezone(&vidplat_core::japan_offset())
 }
 
+/// The first day not yet settled, `settle_days` before `today`; a number of
+/// days past the calendar's start leaves every day unsettled (it made every
+/// day settled).
+fn unsettled_from(today: NaiveDate, settle_days: u32) -> NaiveDate {
+    today
+        .checked_sub_days(chrono::Days::new(u64::from(settle_days)))
+        .unwrap_or(NaiveDate::MIN)
+}
+
 /// When a quota's refusal says the export may go on: after the server's
 /// hint (none when it is past what a date holds), or at the next month.
 fn resume_at(quota: Quota, retry_after: Option<Duration>, now: DateTime<FixedOffset>) -> Option<DateTime<FixedOffset>> {
@@ -1154,6 +1160,13 @@ fn next_month_in_japan(now: DateTime<FixedOffset>) -> DateTime<FixedOffset> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_settling_time_past_the_calendar_leaves_every_day_unsettled() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 30).unwrap();
+        assert_eq!(unsettled_from(today, 2), NaiveDate::from_ymd_opt(2026, 11, 28).unwrap());
+        assert_eq!(unsettled_from(today, u32::MAX), NaiveDate::MIN);
+    }
 
     /// A 429's `Retry-After` of 10¹³ s (a server may say anything) is no date
     /// to resume at; adding it to now overflowed the date and panicked.
