@@ -2034,44 +2034,40 @@ async fn four_at_once(cli: &Cli, call: &[&str], flag: Option<&str>, env: Option<
 /// server's 429 and waits for its Retry-After.
 #[tokio::test]
 async fn an_analytics_call_counts_until_a_minute_after_its_end_unless_told_its_turn() {
-    let slow_calls = || SimConfig {
-        analytics_window: Duration::from_secs(4),
-        analytics_latency: Duration::from_millis(500),
-        ..SimConfig::fast()
+    // Each reading against a simulator of its own, the three at once.
+    let reading = |flag: Option<&'static str>, env: Option<&'static str>| async move {
+        let cli = Cli::start_with(SimConfig {
+            analytics_window: Duration::from_secs(4),
+            analytics_latency: Duration::from_millis(500),
+            ..SimConfig::fast()
+        })
+        .await;
+        let call = ["--analytics-window", "4s", "analytics", "cloud-by-os", "-o", "json"];
+        let runs = four_at_once(&cli, &call, flag, env).await;
+        for run in &runs {
+            assert_eq!(run.code, 0, "{run:?}");
+        }
+        let answered: Vec<u16> = cli.sim.journal().iter().map(|r| r.status).collect();
+        let refused = runs
+            .iter()
+            .filter(|run| {
+                run.stderr
+                    .contains("the server refused the last attempt (429 Too Many Requests)")
+            })
+            .count();
+        (answered, refused)
     };
-    let call = ["--analytics-window", "4s", "analytics", "cloud-by-os", "-o", "json"];
-    let cli = Cli::start_with(slow_calls()).await;
-    for run in four_at_once(&cli, &call, None, None).await {
-        assert_eq!(run.code, 0, "{run:?}");
-    }
-    let answered: Vec<u16> = cli.sim.journal().iter().map(|r| r.status).collect();
-    assert_eq!(answered, [200; 4]);
-
+    let (by_default, by_env, by_flag) = tokio::join!(
+        reading(None, None),
+        reading(None, Some("turn")),
+        // The flag beats the environment.
+        reading(Some("turn"), Some("end")),
+    );
+    assert_eq!(by_default, (vec![200; 4], 0));
     // The fourth call goes a window after the first one's turn, inside the
     // server's window: refused, then sent again after the server's Retry-After.
-    let cli = Cli::start_with(slow_calls()).await;
-    let runs = four_at_once(&cli, &call, None, Some("turn")).await;
-    for run in &runs {
-        assert_eq!(run.code, 0, "{run:?}");
-    }
-    let answered: Vec<u16> = cli.sim.journal().iter().map(|r| r.status).collect();
-    assert_eq!(answered, [200, 200, 200, 429, 200]);
-    let refused = runs
-        .iter()
-        .filter(|run| {
-            run.stderr
-                .contains("the server refused the last attempt (429 Too Many Requests)")
-        })
-        .count();
-    assert_eq!(refused, 1, "{runs:?}");
-
-    // The flag beats the environment.
-    let cli = Cli::start_with(slow_calls()).await;
-    for run in four_at_once(&cli, &call, Some("turn"), Some("end")).await {
-        assert_eq!(run.code, 0, "{run:?}");
-    }
-    let answered: Vec<u16> = cli.sim.journal().iter().map(|r| r.status).collect();
-    assert_eq!(answered, [200, 200, 200, 429, 200]);
+    assert_eq!(by_env, (vec![200, 200, 200, 429, 200], 1));
+    assert_eq!(by_flag, (vec![200, 200, 200, 429, 200], 1));
 }
 
 #[tokio::test]
