@@ -87,17 +87,6 @@ pub fn own_dir(dir: &Path) -> std::io::Result<()> {
     }
 }
 
-/// `path` opened for reading when it is a regular file; `None` when there is
-/// none. A FIFO, a device or a directory there is refused, not read (a
-/// FIFO would hold the reader forever). A link is followed.
-pub fn open_regular(path: &Path) -> std::io::Result<Option<File>> {
-    match open_file(path, std::fs::OpenOptions::new().read(true), Links::Follow) {
-        Ok(file) => Ok(Some(file)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
 /// Whether [`open_file`] follows a symbolic link at its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Links {
@@ -137,4 +126,30 @@ pub fn open_file(path: &Path, options: &mut std::fs::OpenOptions, links: Links) 
         ));
     }
     Ok(file)
+}
+
+/// The text of `path`, read as [`open_file`] opens it, when it is a regular
+/// file of at most `max` bytes; `None` when there is none. A larger one is
+/// refused, not cut: what follows its first `max` bytes would be lost.
+pub fn read_text(path: &Path, max: u64, links: Links) -> std::io::Result<Option<String>> {
+    use std::io::Read as _;
+    let file = match open_file(path, std::fs::OpenOptions::new().read(true), links) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut text = String::new();
+    file.take(max.saturating_add(1)).read_to_string(&mut text)?;
+    if text.len() as u64 > max {
+        let size = match max {
+            m if m >= 1 << 20 && m % (1 << 20) == 0 => format!("{} MiB", m >> 20),
+            m if m >= 1 << 10 && m % (1 << 10) == 0 => format!("{} KiB", m >> 10),
+            m => format!("{m} bytes"),
+        };
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {size}"),
+        ));
+    }
+    Ok(Some(text))
 }

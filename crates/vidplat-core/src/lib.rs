@@ -84,7 +84,7 @@ pub use validate::{body_violations, first_violation, query_violations, Check, Ru
 #[doc(hidden)]
 pub mod __private {
     pub use crate::config::is_secure_enough;
-    pub use crate::files::{clear_beside, new_beside, open_file, open_regular, own_dir, replace_file, Links};
+    pub use crate::files::{clear_beside, new_beside, open_file, own_dir, read_text, replace_file, Links};
     pub use crate::members::{missing, read_once, read_unknown, skip, Member, MemberName};
     pub use crate::paged::{first_number, first_ranks, paging_field};
     pub use crate::redact::{bounded, Bounded};

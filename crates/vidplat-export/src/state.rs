@@ -210,13 +210,12 @@ impl ExportState {
             source,
         };
         // A FIFO or a device where the state should be is refused, not read.
-        let file = match vidplat_core::__private::open_regular(path) {
-            Ok(Some(file)) => file,
-            Ok(None) => return Ok(Self::new(report)),
-            Err(e) => return Err(io(e)),
-        };
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_STATE_BYTES), &mut text).map_err(io)?;
+        let text =
+            match vidplat_core::__private::read_text(path, MAX_STATE_BYTES, vidplat_core::__private::Links::Follow) {
+                Ok(Some(text)) => text,
+                Ok(None) => return Ok(Self::new(report)),
+                Err(e) => return Err(io(e)),
+            };
         let state: ExportState = serde_json::from_str(&text).map_err(|e| StateError::Invalid {
             path: path.to_path_buf(),
             reason: e.to_string(),

@@ -154,17 +154,9 @@ impl Cassette {
         let named = |e: io::Error| io::Error::new(e.kind(), format!("the cassette {}: {e}", path.display()));
         // A FIFO or a device is refused, not read, and so is a file larger
         // than any recording (each body is at most MAX_RECORDED_BODY).
-        let file = vidplat_core::__private::open_regular(path)
-            .and_then(|file| file.ok_or_else(|| io::Error::from(io::ErrorKind::NotFound)))
+        let text = vidplat_core::__private::read_text(path, MAX_CASSETTE, vidplat_core::__private::Links::Follow)
+            .and_then(|text| text.ok_or_else(|| io::Error::from(io::ErrorKind::NotFound)))
             .map_err(named)?;
-        let mut text = String::new();
-        io::Read::read_to_string(&mut io::Read::take(file, MAX_CASSETTE + 1), &mut text).map_err(named)?;
-        if text.len() as u64 > MAX_CASSETTE {
-            return Err(named(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("larger than {} MiB", MAX_CASSETTE >> 20),
-            )));
-        }
         let (exchanges, bodies) = read_cassette(&text).map_err(|why| {
             io::Error::new(
                 io::ErrorKind::InvalidData,

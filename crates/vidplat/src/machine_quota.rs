@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::time::Instant;
-use vidplat_core::__private::{open_file, Links};
+use vidplat_core::__private::{open_file, read_text, Links};
 use vidplat_core::{
     Lease, Quota, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WaitCause, WhenUnavailable,
 };
@@ -292,18 +292,11 @@ impl Files {
     /// hand-edited or a planted one) makes the store unavailable and is left
     /// as it is: counting afresh over it would start the month at 0.
     fn read_counts(&self) -> Result<Counts, StoreUnavailable> {
-        let file = match open_file(&self.counts, OpenOptions::new().read(true), Links::Refuse) {
-            Ok(file) => file,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Counts::default()),
-            Err(e) => return Err(unavailable("opening", &self.counts, e)),
+        let text = match read_text(&self.counts, MAX_STATE_BYTES, Links::Refuse) {
+            Ok(Some(text)) => text,
+            Ok(None) => return Ok(Counts::default()),
+            Err(e) => return Err(unavailable("reading", &self.counts, e)),
         };
-        let mut text = String::new();
-        file.take(MAX_STATE_BYTES + 1)
-            .read_to_string(&mut text)
-            .map_err(|e| unavailable("reading", &self.counts, e))?;
-        if text.len() as u64 > MAX_STATE_BYTES {
-            return Err(unavailable("reading", &self.counts, "larger than any counts file"));
-        }
         serde_json::from_str(&text).map_err(|e| unavailable("reading", &self.counts, format!("no counts file ({e})")))
     }
 

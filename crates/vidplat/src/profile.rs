@@ -32,6 +32,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use vidplat_core::__private::Links;
 use vidplat_core::Method;
 
 /// The variable naming the configuration directory (overrides the platform's).
@@ -368,25 +369,9 @@ fn ensure_private(path: &Path) -> Result<(), ProfileError> {
 /// The most a profile file may hold: far more than any set of profiles.
 const MAX_PROFILE_FILE: u64 = 1 << 20;
 
-/// `path`'s text: a FIFO, a device or a file of over [`MAX_PROFILE_FILE`]
-/// there is refused, not read (each would hold or fill the reader).
-fn read_text(path: &Path) -> std::io::Result<Option<String>> {
-    let Some(file) = vidplat_core::__private::open_regular(path)? else {
-        return Ok(None);
-    };
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_PROFILE_FILE + 1), &mut text)?;
-    if text.len() as u64 > MAX_PROFILE_FILE {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("larger than {} MiB", MAX_PROFILE_FILE >> 20),
-        ));
-    }
-    Ok(Some(text))
-}
-
 fn read_toml<T: Default + serde::de::DeserializeOwned>(path: &Path) -> Result<T, ProfileError> {
-    let text = match read_text(path) {
+    // A FIFO, a device or an endless file there is refused, not read.
+    let text = match vidplat_core::__private::read_text(path, MAX_PROFILE_FILE, Links::Follow) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(T::default()),
         Err(source) => return Err(io(path)(source)),

@@ -81,14 +81,12 @@ impl Cursor {
     /// every poll would read every page), or more things than a list holds
     /// (each missing from the list is asked for, one call each).
     pub fn load(path: &Path) -> std::io::Result<Self> {
-        use std::io::Read as _;
-        let Some(file) = vidplat_core::__private::open_regular(path)? else {
+        let Some(text) = vidplat_core::__private::read_text(path, MAX_CURSOR, vidplat_core::__private::Links::Follow)?
+        else {
             return Ok(Self::default());
         };
-        let mut bytes = Vec::new();
-        file.take(MAX_CURSOR).read_to_end(&mut bytes)?;
         let invalid = |reason: String| std::io::Error::new(std::io::ErrorKind::InvalidData, reason);
-        let cursor: Self = serde_json::from_slice(&bytes).map_err(|e| invalid(e.to_string()))?;
+        let cursor: Self = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
         if let Some(key) = cursor.seen.keys().find(|key| !names_a_thing(key)) {
             return Err(invalid(format!(
                 "`{}` names no task, import or content",
