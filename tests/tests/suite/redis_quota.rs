@@ -700,7 +700,7 @@ async fn run_four(sim: &Simulator, store: String, account: &str) -> (Vec<(String
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it alone (--ignored --test-threads=1)"]
+#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it apart from the other tests (--ignored)"]
 async fn four_processes_share_one_account_quota_through_redis() {
     let Some(redis) = RedisServer::start() else { return };
     let sim = windowed_sim().await;
@@ -738,7 +738,7 @@ async fn four_processes_share_one_account_quota_through_redis() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it alone (--ignored --test-threads=1)"]
+#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it apart from the other tests (--ignored)"]
 async fn a_process_killed_holding_the_slot_delays_the_others_at_most_a_lease() {
     let Some(redis) = RedisServer::start() else { return };
     let sim = windowed_sim().await;
@@ -783,7 +783,7 @@ async fn a_process_killed_holding_the_slot_delays_the_others_at_most_a_lease() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it alone (--ignored --test-threads=1)"]
+#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it apart from the other tests (--ignored)"]
 async fn round_trips_and_added_latency_per_call() {
     let Some(redis) = RedisServer::start() else { return };
     let roomy = QuotaConfig {
@@ -818,7 +818,7 @@ async fn round_trips_and_added_latency_per_call() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it alone (--ignored --test-threads=1)"]
+#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it apart from the other tests (--ignored)"]
 async fn two_processes_export_different_reports_through_one_account() {
     let Some(redis) = RedisServer::start() else { return };
     let sim = windowed_sim().await;
@@ -855,7 +855,7 @@ fn partition_dirs(dir: &std::path::Path) -> usize {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it alone (--ignored --test-threads=1)"]
+#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it apart from the other tests (--ignored)"]
 async fn three_processes_split_one_export_through_its_shared_state_and_each_day_is_asked_once() {
     let Some(redis) = RedisServer::start() else { return };
     let sim = windowed_sim().await;
@@ -1028,7 +1028,7 @@ async fn a_shared_chunk_whose_claim_is_not_renewed_stops_uncommitted() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it alone (--ignored --test-threads=1)"]
+#[ignore = "timing measurement across OS processes: `cargo xtask ci` runs it apart from the other tests (--ignored)"]
 async fn four_processes_share_the_quota_on_a_redis_cluster_through_a_fail_over_of_the_slots_master() {
     const ACCOUNT: &str = "cluster";
     let Some(mut cluster) = RedisCluster::start(&format!("{{vidplat:{ACCOUNT}}}")) else {
