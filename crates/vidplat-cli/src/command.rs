@@ -136,7 +136,7 @@ pub(crate) fn global_args() -> Vec<Arg> {
                 .long("timeout")
                 .value_name("DURATION")
                 .value_parser(humantime::parse_duration)
-                .help("Longest time for the whole command: a call with its retries and quota waits, or a wait (e.g. 90s, 10m) [default: the profile's, else 1h for waits]"),
+                .help("Longest time for a call with its retries and quota waits, or for a wait (e.g. 90s, 10m); a command of many calls (export, batch, catalog, watch) gives it to each call [default: the profile's, else 1h for waits]"),
         ),
         global(
             Arg::new("api-key-file")
