@@ -404,8 +404,8 @@ pub fn login_id(matches: &ArgMatches) -> Option<String> {
 /// must not fill the memory.
 pub(crate) const MAX_KEY_FILE: u64 = 64 * 1024;
 
-/// The text of a key file named by `flag` (a FIFO from `<(…)` too), at most
-/// [`MAX_KEY_FILE`] bytes.
+/// The text of a file holding a secret (a key, a URL with a password) named
+/// by `flag` (a FIFO from `<(…)` too), at most [`MAX_KEY_FILE`] bytes.
 pub(crate) fn read_key_file(path: &str, flag: &str) -> Result<String, Failure> {
     use std::io::Read as _;
     let mut bytes = Vec::new();
@@ -415,7 +415,7 @@ pub(crate) fn read_key_file(path: &str, flag: &str) -> Result<String, Failure> {
     if bytes.len() as u64 > MAX_KEY_FILE {
         return Err(Failure::invalid(
             flag,
-            format!("is larger than {MAX_KEY_FILE} bytes: not a key"),
+            format!("is larger than {MAX_KEY_FILE} bytes, the most a secret's file may hold"),
         ));
     }
     String::from_utf8(bytes).map_err(|_| Failure::invalid(flag, "is not UTF-8 text"))

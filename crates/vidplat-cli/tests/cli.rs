@@ -322,7 +322,7 @@ async fn an_endless_key_file_and_a_body_nested_without_end_are_refused_at_once()
         (
             2,
             "",
-            "error: invalid input, not sent: `--api-key-file` is larger than 65536 bytes: not a key\n"
+            "error: invalid input, not sent: `--api-key-file` is larger than 65536 bytes, the most a secret's file may hold\n"
         )
     );
     let dir = tempfile::tempdir().expect("a directory");
@@ -1729,6 +1729,52 @@ fn a_completion_script_into_a_closed_pipe_ends_quietly() {
     let output = child.wait_with_output().expect("the binary ends");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!((output.status.code(), stderr.as_ref()), (Some(0), ""));
+}
+
+#[tokio::test]
+async fn a_quota_store_read_from_its_file_keeps_the_password_off_the_command_line() {
+    let cli = Cli::start().await;
+    let dir = cli.config_dir.path();
+    let file = dir.join("quota-store.url");
+    std::fs::write(&file, "redis://:hunter2@127.0.0.1:9/0\n").expect("the store's file");
+    let file = file.to_string_lossy().into_owned();
+    let both = cli
+        .run(&[
+            "profile",
+            "add",
+            "shared",
+            "--quota-store",
+            "redis://127.0.0.1:9/0",
+            "--quota-store-file",
+            &file,
+            "--login-id",
+            "acct",
+        ])
+        .await;
+    assert_eq!(both.code, 2, "{both:?}");
+    let config = std::fs::read_to_string(dir.join("config.toml")).unwrap_or_default();
+    assert!(!config.contains("shared"), "nothing saved: {config}");
+
+    let add = cli
+        .run(&[
+            "profile",
+            "add",
+            "shared",
+            "--quota-store-file",
+            &file,
+            "--login-id",
+            "acct",
+        ])
+        .await;
+    assert_eq!(add.code, 0, "{add:?}");
+    assert!(!add.stderr.contains("hunter2"), "{add:?}");
+    let credentials = std::fs::read_to_string(dir.join("credentials.toml")).expect("credentials");
+    assert!(
+        credentials.contains("\"redis://:hunter2@127.0.0.1:9/0\""),
+        "the URL, without its line end: {credentials}"
+    );
+    let shown = cli.run(&["profile", "show", "shared", "-o", "json"]).await;
+    assert_eq!(shown.json()["quota_store"], "redis://***@127.0.0.1:9/0");
 }
 
 #[tokio::test]

@@ -34,7 +34,14 @@ pub fn define(command: Command) -> Command {
                     Arg::new("quota-store")
                         .long("quota-store")
                         .value_name("REDIS_URL")
-                        .help("A shared analytics quota store"),
+                        .conflicts_with("quota-store-file")
+                        .help("A shared analytics quota store (a password in the URL shows in the process list: use --quota-store-file)"),
+                )
+                .arg(
+                    Arg::new("quota-store-file")
+                        .long("quota-store-file")
+                        .value_name("FILE")
+                        .help("Read the shared quota store's URL from this file, keeping its password off the command line"),
                 )
                 .arg(
                     Arg::new("total-timeout")
@@ -105,7 +112,14 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
                 vms_url: value("vms_url"),
                 analytics_url: value("analytics_url"),
                 login_id: value("login_id"),
-                quota_store: sub.get_one::<String>("quota-store").cloned(),
+                quota_store: match sub.get_one::<String>("quota-store-file") {
+                    Some(path) => Some(
+                        crate::config::read_key_file(path, "--quota-store-file")?
+                            .trim()
+                            .to_owned(),
+                    ),
+                    None => sub.get_one::<String>("quota-store").cloned(),
+                },
                 total_timeout_secs: sub.get_one::<Duration>("total-timeout").map(Duration::as_secs),
                 ..Profile::default()
             };
@@ -139,7 +153,7 @@ pub async fn run(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
                 return Err(Failure::invalid(
                     "profile add",
                     "has nothing to save: give --encoder-url, --vms-url, --analytics-url, --login-id, a key \
-                     (--api-key-stdin, --api-key-file), --quota-store, --total-timeout or --route, \
+                     (--api-key-stdin, --api-key-file), --quota-store, --quota-store-file, --total-timeout or --route, \
                      or export the VIDPLAT_* variables",
                 ));
             }
