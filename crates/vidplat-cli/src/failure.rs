@@ -187,6 +187,26 @@ fn sdk_kind(error: &Error) -> &'static str {
     }
 }
 
+/// `value` as one line of JSON with no raw control character: serde_json
+/// escapes those below U+0020 but writes DEL and the C1 controls (CSI is
+/// U+009B) as they are; here they are `\u007f`, `\u009b`, … (the same text
+/// to a JSON reader).
+pub(crate) fn json_line(value: &Value) -> String {
+    let text = value.to_string();
+    if !text.chars().any(char::is_control) {
+        return text;
+    }
+    let mut line = String::with_capacity(text.len() + 12);
+    for c in text.chars() {
+        if c.is_control() {
+            line.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            line.push(c);
+        }
+    }
+    line
+}
+
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

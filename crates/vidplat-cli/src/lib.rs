@@ -111,10 +111,16 @@ async fn run_argv(argv: Vec<OsString>, io: &mut Io<'_>) -> i32 {
         // An answer, said on stdout and stderr already: not an error.
         Err(failure @ Failure::ChangesPlanned(_)) => failure.exit() as i32,
         Err(failure) => {
+            // A message may quote a server, a file or Redis, whoever built it:
+            // its control characters are escaped here, once for every error.
             let _ = if json_errors {
-                writeln!(io.stderr, "{}", failure.to_json())
+                writeln!(io.stderr, "{}", failure::json_line(&failure.to_json()))
             } else {
-                writeln!(io.stderr, "error: {failure}")
+                writeln!(
+                    io.stderr,
+                    "error: {}",
+                    vidplat_core::escape_controls(&failure.to_string())
+                )
             };
             failure.exit() as i32
         }

@@ -1664,6 +1664,52 @@ async fn canned_server(
     (url, requests)
 }
 
+/// Whoever built an error, its text reaches stderr with no raw control
+/// character: a server's error code (the C1 CSI, which JSON writers leave
+/// as it is) in a JSON error, a catalog file's key (ESC) and a batch row's
+/// cell (CSI again: clap's messages drop ESC sequences, not it) in text errors.
+#[tokio::test]
+async fn no_error_puts_a_raw_control_character_on_stderr() {
+    let raw = |text: &str| text.chars().any(|c| c.is_control() && c != '\n');
+    let cli = Cli::start().await;
+    let (url, _) = canned_server("encoder", "404 Not Found", r#"{"code":"E\u009b2J","message":"m"}"#).await;
+    let run = cli
+        .run(&[
+            "--encoder-url",
+            &url,
+            "encoder",
+            "get-task",
+            "--task-id",
+            "1",
+            "-o",
+            "json",
+        ])
+        .await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(!raw(&run.stderr) && run.stderr.contains(r"E\u009b2J"), "{run:?}");
+    let error: Value = serde_json::from_str(&run.stderr).expect("JSON on stderr");
+    assert_eq!(error["error"]["code"], "E\u{9b}2J", "the same code to a JSON reader");
+
+    let run = cli.run_stdin(&["catalog", "plan", "-f", "-"], "\"\\e[2J\": []\n").await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        !raw(&run.stderr) && run.stderr.contains(r"`\u{1b}[2J` is no kind the file declares"),
+        "{run:?}"
+    );
+
+    let run = cli
+        .run_stdin(
+            &["batch", "encoder", "register-task", "-"],
+            "profile-id,input-filepath,priority\n\u{9b}2J,clip.mp4,1\n",
+        )
+        .await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        !raw(&run.stderr) && run.stderr.contains(r"row 1: `profile-id` invalid value '\u{9b}2J'"),
+        "{run:?}"
+    );
+}
+
 #[tokio::test]
 async fn fail_fast_exits_3_at_once_on_the_servers_429_with_its_retry_time() {
     let cli = Cli::start().await;

@@ -509,7 +509,14 @@ struct ParsedRow {
 fn row_problems(number: u64, problems: Vec<(String, String)>) -> String {
     let problems: Vec<String> = problems
         .iter()
-        .map(|(field, rule)| format!("`{}` {rule}", vidplat_core::escape_controls(field)))
+        .map(|(field, rule)| {
+            // The rule may quote the cell (`invalid value '…'`): both are escaped.
+            let (field, rule) = (
+                vidplat_core::escape_controls(field),
+                vidplat_core::escape_controls(rule),
+            );
+            format!("`{field}` {rule}")
+        })
         .collect();
     format!("row {number}: {}", problems.join("; "))
 }
