@@ -107,7 +107,9 @@ async fn listed_ids(client: &Client, prefetch: usize) -> Vec<i64> {
 
 #[tokio::test]
 async fn last_page_style_prefetches_to_the_depth_asked_and_keeps_order() {
-    let (server, seen) = serve("/v1/tasks", task_page, Duration::from_millis(80)).await;
+    // Each page answered after 300 ms: time for all four asked at once to be
+    // on the wire together, even on a loaded machine.
+    let (server, seen) = serve("/v1/tasks", task_page, Duration::from_millis(300)).await;
     let client = client(&server);
     let encoder = client.encoder().unwrap();
     assert_eq!(

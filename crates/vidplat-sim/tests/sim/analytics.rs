@@ -879,8 +879,10 @@ async fn three_executions_a_minute_then_429_with_retry_after() -> Result<(), Err
 
 #[tokio::test]
 async fn one_execution_at_a_time_then_429() -> Result<(), Error> {
+    // The second call arrives 500 ms after the first and 1.5 s before its
+    // end: wide margins, for a loaded machine that runs the simulator late.
     let config = SimConfig {
-        analytics_latency: Duration::from_millis(300),
+        analytics_latency: Duration::from_secs(2),
         ..SimConfig::fast()
     };
     let (sim, client) = start(config).await;
@@ -888,11 +890,11 @@ async fn one_execution_at_a_time_then_429() -> Result<(), Error> {
     let (first, second, realtime) = tokio::join!(
         analytics.cloud_by_os().call(),
         async {
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
             analytics.cloud_by_site().call().await
         },
         async {
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
             let realtime = analytics.basic_realtime_user_counts().login_id(sim.login_id.as_str());
             realtime.call().await
         },
