@@ -188,8 +188,9 @@ async fn the_cap_holds_past_the_threshold() {
 
 #[tokio::test]
 async fn the_attempt_deadline_covers_the_rest_of_the_body() {
-    // 60 chunks, 20 ms apart: 1.2 s of body against a 400 ms attempt timeout.
-    let (base, _) = serve(body(20_000, None), Duration::from_millis(20)).await;
+    // 60 chunks, 100 ms apart: 6 s of body against a 400 ms attempt timeout
+    // (the bound below leaves a loaded machine 2.6 s, and still proves the cut).
+    let (base, _) = serve(body(20_000, None), Duration::from_millis(100)).await;
     let client = vidplat_tests::local_client(&base)
         .analytics_attempt_timeout(Duration::from_millis(400))
         .retry(vidplat::RetryPolicy::never())
@@ -205,7 +206,7 @@ async fn the_attempt_deadline_covers_the_rest_of_the_body() {
         .unwrap_err();
     assert!(matches!(error, Error::Timeout(_)), "{error:?}");
     assert!(
-        started.elapsed() < Duration::from_millis(1000),
+        started.elapsed() < Duration::from_millis(3_000),
         "{:?}",
         started.elapsed()
     );

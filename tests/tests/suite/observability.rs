@@ -855,12 +855,14 @@ async fn with_a_stalled_body_the_attempt_ends_after_the_idle_timeout() {
 /// is never a stalled one.
 #[tokio::test]
 async fn with_a_slow_first_byte_and_a_steady_body_the_idle_timeout_never_trips() {
-    let idle = Duration::from_millis(500);
+    // Pieces 50 ms apart against a 1 s idle timeout: a loaded machine may
+    // stall the server or the client for most of a second without tripping it.
+    let idle = Duration::from_millis(1_000);
     let (uri, requests) = pacing_server(
         TASK_HEAD,
-        Duration::from_millis(700),
+        Duration::from_millis(1_200),
         TASK_PIECES,
-        Duration::from_millis(100),
+        Duration::from_millis(50),
         false,
     )
     .await;
@@ -873,7 +875,7 @@ async fn with_a_slow_first_byte_and_a_steady_body_the_idle_timeout_never_trips()
     let task = client.encoder().unwrap().get_task().task_id(TASK).call().await.unwrap();
     assert_eq!(task.id, Some(1));
     assert!(
-        started.elapsed() >= Duration::from_millis(1_400),
+        started.elapsed() >= Duration::from_millis(2_400),
         "{:?}",
         started.elapsed()
     );
