@@ -509,16 +509,10 @@ struct ParsedRow {
 fn row_problems(number: u64, problems: Vec<(String, String)>) -> String {
     let problems: Vec<String> = problems
         .iter()
-        .map(|(field, rule)| {
-            // The rule may quote the cell (`invalid value '…'`): both are escaped.
-            let (field, rule) = (
-                vidplat_core::escape_controls(field),
-                vidplat_core::escape_controls(rule),
-            );
-            format!("`{field}` {rule}")
-        })
+        .map(|(field, rule)| format!("`{field}` {rule}"))
         .collect();
-    format!("row {number}: {}", problems.join("; "))
+    // The field and the rule may quote the file's cell (`invalid value '…'`).
+    vidplat_core::escape_controls(&format!("row {number}: {}", problems.join("; "))).into_owned()
 }
 
 /// A row's error as `--output json` prints a command's (without the exit code, which is the batch's).
