@@ -105,32 +105,92 @@ fn prism_binary() -> Option<std::path::PathBuf> {
 }
 
 async fn start_prism(binary: &std::path::Path, service: &str) -> Prism {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
+    start_prism_on(binary, service, || {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port()
+    })
+    .await
+}
+
+/// Prism on the first of the ports `next_port` gives that it can listen on.
+async fn start_prism_on(binary: &std::path::Path, service: &str, mut next_port: impl FnMut() -> u16) -> Prism {
     let spec = repo_root().join("openapi").join(format!("{service}.yaml"));
-    let child = Command::new(binary)
-        .args(["mock", "--host", "127.0.0.1", "--port", &port.to_string()])
-        .arg(&spec)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("prism starts");
-    let prism = Prism {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-    };
-    // Prism needs a few seconds to read the YAML; bounded wait.
-    let started = Instant::now();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(90),
-            "prism did not start for {service}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    // The free port found may be taken before Prism binds it; Prism then exits,
+    // and whatever holds the port would answer in its place (passing the checks
+    // above with no findings). So Prism's own line saying it listens is awaited,
+    // and a few ports are tried.
+    for _ in 0..5 {
+        let port = next_port();
+        let mut child = Command::new(binary)
+            .args(["mock", "--host", "127.0.0.1", "--port", &port.to_string()])
+            .arg(&spec)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("prism starts");
+        let stdout = child.stdout.take().expect("Prism's stdout");
+        let prism = Prism {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        let listening = format!("Prism is listening on {}", prism.url);
+        let (started, said) = std::sync::mpsc::channel();
+        // Read to the end, so that Prism's log of each request never fills the pipe.
+        std::thread::spawn(move || {
+            let mut started = Some(started);
+            for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+                let Ok(line) = line else { break };
+                if line.contains(&listening) {
+                    if let Some(started) = started.take() {
+                        let _ = started.send(());
+                    }
+                }
+            }
+        });
+        // Prism needs a few seconds to read the YAML; bounded wait. The channel
+        // closes without a message when Prism exits first.
+        match tokio::task::spawn_blocking(move || said.recv_timeout(Duration::from_secs(90)))
+            .await
+            .expect("the wait for Prism")
+        {
+            Ok(()) => return prism,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("prism did not start for {service}"),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => continue,
+        }
     }
-    prism
+    panic!("prism could not listen on any of five free ports for {service}")
+}
+
+/// A port taken by another server is passed over: the Prism returned is the
+/// one that answers, not whatever held its port.
+#[tokio::test]
+async fn prism_is_not_mistaken_for_what_held_its_port() {
+    let Some(binary) = prism_binary() else { return };
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port to hold");
+    let taken_port = taken.local_addr().expect("its address").port();
+    let mut ports = vec![taken_port];
+    let prism = start_prism_on(&binary, "encoder", move || {
+        ports.pop().unwrap_or_else(|| {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port")
+                .port()
+        })
+    })
+    .await;
+    assert_ne!(prism.url, format!("http://127.0.0.1:{taken_port}"));
+    let answer = reqwest::get(format!("{}/v1/nowhere", prism.url))
+        .await
+        .expect("Prism answers");
+    let problem: Value = answer.json().await.expect("Prism's problem document");
+    assert!(
+        problem["type"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("NO_PATH_MATCHED_ERROR")),
+        "{problem}"
+    );
 }
 
 macro_rules! against_prism {
