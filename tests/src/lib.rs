@@ -8,7 +8,7 @@ pub mod samples;
 pub mod surface;
 
 /// The README's Rust examples, compiled (and run unless marked `no_run`) as
-/// doc tests by `cargo test --workspace`, so they cannot drift from the SDK.
+/// doc tests by `cargo xtask test`, so they cannot drift from the SDK.
 /// Here, not in a published crate, because the README lies outside them.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

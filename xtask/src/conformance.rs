@@ -25,7 +25,7 @@ impl Drop for Running {
 pub enum Simulator {
     /// Built here, on its own.
     Build,
-    /// `cargo test --workspace` built it already (CI): building it again with the
+    /// The test build (`cargo xtask test`) built it already (CI): building it again with the
     /// simulator's features alone would rebuild what lies below it.
     BuiltByTests,
 }

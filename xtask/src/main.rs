@@ -62,11 +62,11 @@ enum Task {
     Lint,
     /// Run schemathesis against the simulator (vidplat-sim) for every operation.
     Conformance {
-        /// Use the simulator `cargo test --workspace` built (as `ci` does) instead of building it.
+        /// Use the simulator the test build built (as `ci` does) instead of building it.
         #[arg(long, hide = true)]
         built_by_tests: bool,
     },
-    /// `cargo test --workspace`, its test programs and doc tests run two at a time.
+    /// `cargo test --workspace --exclude xtask`, its test programs and doc tests, and xtask's tests, run two at a time.
     Test,
     /// cargo doc of the library crates, every feature, warnings denied.
     Docs,
@@ -208,23 +208,18 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     // (beside the suite's parallel tests, two cores starve the workers). The
     // tests themselves mostly wait (2 s of CPU in all), so they run at once:
     // 12 s where one after the other took 37 s, passing under two CPU-bound loops too.
-    // `--workspace`, as above: the same features, so the suite binary is not built again.
+    // The same packages as the test build: the same features, so the suite binary is not built again.
     step("quota across processes", &mut || {
-        cargo(&[
-            "test",
-            "--workspace",
-            "--test",
-            "suite",
-            "--",
-            "--ignored",
-            "--test-threads=8",
-        ])
+        let mut args = vec!["test"];
+        args.extend(test_lanes::PACKAGES);
+        args.extend(["--test", "suite", "--", "--ignored", "--test-threads=8"]);
+        cargo(&args)
     })?;
     // An application built the way a user's is, alone, so that only its own features are unified.
     step("reqwest-app", &mut || cargo(&["test", "-p", "vidplat-reqwest-app"]))?;
     step("no large C builds, no Arrow kernels", &mut no_unwanted_builds)?;
     // The README's first command and the example programs, each against its own simulator.
-    // `cargo test --workspace` built them with the workspace's features; `cargo run -p`
+    // The test build built them with the workspace's features; `cargo run -p`
     // would build them, and everything below them, again with the simulator's alone.
     step("examples", &mut || {
         EXAMPLES.iter().try_for_each(|example| {

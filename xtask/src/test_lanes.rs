@@ -1,6 +1,6 @@
-//! `cargo test --workspace`, its test programs run two at a time: built once
-//! by cargo, then each program (and the doc tests, one more job) started in
-//! one of two lanes. Most programs wait on sockets, timers and child
+//! `cargo test --workspace --exclude xtask`, its test programs run two at a
+//! time: built once by cargo, then each program (and the doc tests and
+//! `cargo test -p xtask`, two more jobs) started in one of two lanes. Most programs wait on sockets, timers and child
 //! processes about as much as they compute, so two cores run two of them in
 //! about the time of the longest lane (measured in `cargo xtask ci`: see the
 //! step's time against the sum of the programs' own).
@@ -15,6 +15,16 @@ use std::time::{Duration, Instant};
 
 /// How many jobs run at once: one a core of the CI machine.
 const LANES: usize = 2;
+
+/// The packages whose tests are built together: all but `xtask`, whose tests
+/// are a job of their own (`cargo test -p xtask`). Built with the others, its
+/// code generator's dependencies (typify, progenitor, syn's full parser, …)
+/// were compiled again with the workspace's features, 40 units, and its
+/// features reached the libraries' own dependencies (toml's `std`, indexmap's
+/// `serde`), which a user's build does not give them. Alone, it reuses what
+/// `cargo xtask` was built with. Every command that runs the built tests
+/// selects the same packages, so that nothing is built twice.
+pub const PACKAGES: [&str; 3] = ["--workspace", "--exclude", "xtask"];
 
 /// One job: a test program of a package, or the doc tests.
 struct Job {
@@ -31,7 +41,7 @@ pub fn run() -> Result<()> {
 /// The test programs, built: what [`run_built`] runs.
 pub struct Built(Vec<Job>);
 
-/// `cargo test --workspace --no-run`: every test program, built and not yet run.
+/// `cargo test --workspace --exclude xtask --no-run`: every test program, built and not yet run.
 pub fn build() -> Result<Built> {
     programs().map(Built)
 }
@@ -39,10 +49,16 @@ pub fn build() -> Result<Built> {
 /// Runs the programs [`build`] built, and the doc tests, in [`LANES`] lanes.
 pub fn run_built(Built(mut jobs): Built) -> Result<()> {
     let mut doc = cargo();
-    doc.args(["test", "--workspace", "--doc"]).current_dir(repo_root());
+    doc.arg("test").args(PACKAGES).arg("--doc").current_dir(repo_root());
     jobs.push(Job {
         name: "doc tests".to_owned(),
         command: doc,
+    });
+    let mut xtask = cargo();
+    xtask.args(["test", "-p", "xtask"]).current_dir(repo_root());
+    jobs.push(Job {
+        name: "xtask (built and run)".to_owned(),
+        command: xtask,
     });
     let started = Instant::now();
     let queue = Mutex::new(VecDeque::from(jobs));
@@ -93,17 +109,14 @@ fn report(name: &str, took: Duration, output: &std::io::Result<Output>) {
     print!("{text}");
 }
 
-/// `cargo test --workspace --no-run`, and a job for each test program it
+/// `cargo test --workspace --exclude xtask --no-run`, and a job for each test program it
 /// built, run where cargo runs it (its package's directory), the largest
 /// first so that the other lane takes the rest.
 fn programs() -> Result<Vec<Job>> {
     let output = cargo()
-        .args([
-            "test",
-            "--workspace",
-            "--no-run",
-            "--message-format=json-render-diagnostics",
-        ])
+        .arg("test")
+        .args(PACKAGES)
+        .args(["--no-run", "--message-format=json-render-diagnostics"])
         .current_dir(repo_root())
         .stderr(Stdio::inherit())
         .output()
