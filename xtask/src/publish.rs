@@ -114,7 +114,11 @@ pub fn package() -> Result<()> {
     let started = std::time::Instant::now();
     let root = repo_root();
     // --allow-dirty: a run before committing checks the working tree as it is.
-    let mut args = vec!["package", "--no-verify", "--allow-dirty"];
+    // --offline: the workspace's build has the registry's index entries for
+    // every package of `Cargo.lock` at hand; online, cargo asks the registry
+    // again for each package (1.6 s against 16.9 s here, the same `.crate`
+    // files byte for byte, also from a new CARGO_HOME after `cargo fetch`).
+    let mut args = vec!["package", "--no-verify", "--allow-dirty", "--offline"];
     for name in LIBRARY_CRATES {
         args.extend(["-p", name]);
     }
