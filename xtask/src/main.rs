@@ -147,6 +147,55 @@ const EXAMPLES: [&str; 4] = ["tour", "bulk_tasks", "catalog_pages", "report_csv"
 /// since CI has the documents beside the clone and a user's clone does not.
 fn ci(docs: Option<&Path>) -> Result<()> {
     let started = std::time::Instant::now();
+    let mut steps = Steps::default();
+    let outcome = ci_steps(docs, &mut steps);
+    match &outcome {
+        Ok(()) => println!("\nxtask ci: all checks passed in {:.0?}", started.elapsed()),
+        Err(_) => println!("\nxtask ci: a check failed after {:.0?}", started.elapsed()),
+    }
+    steps.print();
+    outcome
+}
+
+/// Each step's wall-clock time and the CPU time of the processes it waited
+/// for (what a 2-core machine's total is made of: two cores give at most twice
+/// the wall-clock time).
+#[derive(Default)]
+struct Steps(Vec<(&'static str, std::time::Duration, Option<std::time::Duration>)>);
+
+impl Steps {
+    fn run(&mut self, name: &'static str, run: &mut dyn FnMut() -> Result<()>) -> Result<()> {
+        let at = std::time::Instant::now();
+        let cpu_before = children_cpu();
+        let outcome = run();
+        let cpu = children_cpu()
+            .zip(cpu_before)
+            .map(|(after, before)| after.saturating_sub(before));
+        self.0.push((name, at.elapsed(), cpu));
+        outcome
+    }
+
+    fn print(&self) {
+        println!("  {:<38} {:>8} {:>8}", "step", "wall", "CPU");
+        for (name, took, cpu) in &self.0 {
+            let cpu = cpu.map_or_else(|| "?".to_owned(), |cpu| format!("{:.1?}", cpu));
+            println!("  {name:<38} {:>8} {cpu:>8}", format!("{took:.1?}"));
+        }
+    }
+}
+
+/// User and system CPU time of this process's children that have ended and
+/// been waited for, with theirs (Linux's `/proc/self/stat`, fields 16 and 17,
+/// in ticks of 1/100 s); `None` elsewhere.
+fn children_cpu() -> Option<std::time::Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command's name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = |field: usize| fields.get(field - 3)?.parse::<u64>().ok();
+    Some(std::time::Duration::from_millis((ticks(16)? + ticks(17)?) * 10))
+}
+
+fn ci_steps(docs: Option<&Path>, steps: &mut Steps) -> Result<()> {
     // One clean build: incremental compilation only costs here (its caches are
     // written and never read), unless the caller asked for it.
     if std::env::var_os("CARGO_INCREMENTAL").is_none() {
@@ -157,13 +206,7 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     if std::env::var_os("CARGO_PROFILE_DEV_DEBUG").is_none() {
         std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "false");
     }
-    let mut steps: Vec<(&str, std::time::Duration)> = Vec::new();
-    let mut step = |name: &'static str, run: &mut dyn FnMut() -> Result<()>| -> Result<()> {
-        let at = std::time::Instant::now();
-        let outcome = run();
-        steps.push((name, at.elapsed()));
-        outcome
-    };
+    let mut step = |name: &'static str, run: &mut dyn FnMut() -> Result<()>| steps.run(name, run);
     step("fmt", &mut || cargo(&["fmt", "--all", "--check"]))?;
     // The spec tools run beside clippy and docs: their time is mostly one core
     // (Node, Python, the JVM) or the registries, which cargo's jobs leave over.
@@ -233,12 +276,7 @@ fn ci(docs: Option<&Path>) -> Result<()> {
     let mut conformance = Beside::start(&["conformance", "--built-by-tests"], false)?;
     step("package", &mut publish::package)?;
     step("conformance (waited for; ran beside)", &mut || conformance.finish())?;
-    step("fresh clone", &mut fresh_clone)?;
-    println!("\nxtask ci: all checks passed in {:.0?}", started.elapsed());
-    for (name, took) in steps {
-        println!("  {name:<32} {took:>8.1?}");
-    }
-    Ok(())
+    step("fresh clone", &mut fresh_clone)
 }
 
 /// An xtask subcommand run as its own process beside the next steps, its
@@ -474,5 +512,25 @@ mod tests {
             assert_eq!(error.kind(), clap::error::ErrorKind::DisplayHelp, "{task}");
             assert!(error.to_string().contains("Usage: cargo xtask"), "{task}: {error}");
         }
+    }
+
+    /// A child's CPU time counts once it has been waited for.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_step_counts_the_cpu_time_of_the_processes_it_waited_for() {
+        let mut steps = Steps::default();
+        steps
+            .run("busy child", &mut || {
+                // About 0.3 s of CPU in the shell itself, nothing waited on.
+                process::run(Command::new("sh").args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"]))
+            })
+            .unwrap();
+        let (_, took, cpu) = steps.0[0];
+        let cpu = cpu.expect("Linux has /proc/self/stat");
+        assert!(cpu >= std::time::Duration::from_millis(50), "{cpu:?}");
+        assert!(
+            cpu <= took + std::time::Duration::from_millis(50),
+            "{cpu:?} of CPU in {took:?}"
+        );
     }
 }
