@@ -38,15 +38,16 @@ pub fn run_all(simulator: Simulator) -> Result<()> {
             .args(["build", "--quiet", "-p", "vidplat-sim", "--bin", "vidplat-sim"])
             .current_dir(&root))?;
     }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let binary = crate::publish::target_dir().join("debug/vidplat-sim");
     // Generous analytics limits: the documented 3 a minute would answer (valid) 429s to nearly everything.
     let mut sim = Running(
         Command::new(&binary)
             .args([
                 "--fast",
+                // Port 0: the simulator binds a free port and prints it, so no
+                // other process can take it between a choice and the bind.
                 "--port",
-                &port.to_string(),
+                "0",
                 "--analytics-per-minute",
                 "100000",
             ])
@@ -54,19 +55,26 @@ pub fn run_all(simulator: Simulator) -> Result<()> {
             .spawn()
             .with_context(|| format!("starting {}", binary.display()))?,
     );
-    // The simulator prints its settings once it listens; the key is read from there.
+    // The simulator prints its settings once it listens; its address and key are read from there.
     let stdout = sim.0.stdout.take().context("the simulator's output")?;
     let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
-    let api_key = lines
-        .by_ref()
-        .take(20)
-        .map_while(Result::ok)
-        .find_map(|line| line.strip_prefix("VIDPLAT_API_KEY=").map(str::to_owned))
-        .context("the simulator printed no VIDPLAT_API_KEY")?;
+    let (mut sim_url, mut api_key) = (None, None);
+    for line in lines.by_ref().take(20).map_while(Result::ok) {
+        if let Some(url) = line.strip_prefix("VIDPLAT_SIM_URL=") {
+            sim_url = Some(url.to_owned());
+        } else if let Some(key) = line.strip_prefix("VIDPLAT_API_KEY=") {
+            api_key = Some(key.to_owned());
+        }
+        if sim_url.is_some() && api_key.is_some() {
+            break;
+        }
+    }
+    let sim_url = sim_url.context("the simulator printed no VIDPLAT_SIM_URL")?;
+    let api_key = api_key.context("the simulator printed no VIDPLAT_API_KEY")?;
     // Keep reading, so the simulator never writes into a closed pipe.
     std::thread::spawn(move || lines.for_each(drop));
     for service in &SERVICES {
-        let url = format!("http://127.0.0.1:{port}/{}", service.name);
+        let url = format!("{sim_url}/{}", service.name);
         println!("schemathesis: {} against {url}", service.name);
         run(Command::new(venv_bin("schemathesis"))
             .arg("run")
