@@ -122,8 +122,9 @@ async fn a_vanished_holder_blocks_the_others_only_until_its_lease_expires() {
     let shown = shown.await.unwrap().expect("a wait was shown");
     assert_eq!((shown.quota, shown.until), (Quota::Concurrency, None));
     assert_eq!(other.current_wait(), None);
+    // Bounded well below a second lease: a loaded machine may wake the waiter late.
     assert!(
-        gap <= lease + Duration::from_millis(300),
+        gap <= lease + Duration::from_millis(700),
         "waited {gap:?} for a lease of {lease:?}"
     );
     assert!(
@@ -986,7 +987,7 @@ async fn a_shared_chunk_whose_claim_is_not_renewed_stops_uncommitted() {
     let sim = Simulator::start_with(SimConfig::fast()).await.unwrap();
     // The chunk's one page answers late; its claim (a 1 s lease) is renewed every third of a second meanwhile.
     sim.inject_fault(vidplat_sim::Fault {
-        delay_ms: 2_500,
+        delay_ms: 5_000,
         outcome: vidplat_sim::FaultOutcome::Run,
         ..vidplat_sim::Fault::operation("cloud_viewing_history")
     })
@@ -1002,8 +1003,9 @@ async fn a_shared_chunk_whose_claim_is_not_renewed_stops_uncommitted() {
         .shared_state(store(&redis, "lost", Duration::from_secs(5)))
         .shared_chunk_lease(Duration::from_secs(1));
     let files = vidplat_export::Files::new(&out, vidplat_export::Format::Csv);
+    // Once the chunk is surely claimed, also on a loaded machine, and long before its page answers.
     let stop_redis = async {
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
         redis.stop();
     };
     let (summary, ()) = tokio::join!(export.run(files), stop_redis);

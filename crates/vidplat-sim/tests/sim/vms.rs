@@ -2062,7 +2062,8 @@ async fn signed_urls_are_checked_by_the_documents_words_alone() {
 #[tokio::test]
 async fn simultaneous_viewers_are_limited_per_aud_and_denied_viewers_wait() {
     let sim = Simulator::start_with(SimConfig {
-        viewing_session: std::time::Duration::from_millis(300),
+        // Long enough that the checks below run inside one session on a loaded machine.
+        viewing_session: std::time::Duration::from_secs(2),
         ..SimConfig::fast()
     })
     .await
@@ -2113,7 +2114,7 @@ async fn simultaneous_viewers_are_limited_per_aud_and_denied_viewers_wait() {
         assert_eq!(open_page(&sim, &for_viewer(None), None).await.status(), 200);
     }
     // After the denial (and the session) ended, u1 views again.
-    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(2_500)).await;
     let again = open_page(&sim, &for_viewer(Some("u1")), None).await;
     assert_eq!(again.status(), 200);
 
