@@ -2670,6 +2670,76 @@ async fn a_rerun_sends_each_row_once_and_never_again_one_that_may_have_arrived()
     );
 }
 
+/// `--timeout` bounds each call of a batch, not the batch: three calls of
+/// 600 ms each pass under a 1 s limit, and a call slower than it fails alone.
+#[tokio::test]
+async fn a_batch_gives_its_timeout_to_each_call() {
+    let cli = Cli::start().await;
+    let profile = cli.profile().await;
+    let dir = tempfile::tempdir().expect("a directory");
+    cli.clips(4);
+    let slow = |delay_ms: u64, times: u32| {
+        serde_json::from_value(json!({
+            "operation": "register_task", "outcome": "run", "delay_ms": delay_ms, "times": times
+        }))
+        .expect("a fault")
+    };
+    let three = dir.path().join("three.csv");
+    std::fs::write(&three, task_rows(&profile, 3)).expect("rows written");
+    cli.sim.inject_fault(slow(600, 3)).expect("the fault is set");
+    let started = std::time::Instant::now();
+    let run = cli
+        .run(&[
+            "--timeout",
+            "1s",
+            "batch",
+            "encoder",
+            "register-task",
+            three.to_str().expect("a path"),
+            "--parallel",
+            "1",
+        ])
+        .await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(1_800),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(row_statuses(&run).values().filter(|s| *s == "ok").count(), 3, "{run:?}");
+
+    // A call past the limit: the row's answer is lost, so its status is unknown.
+    let fourth = dir.path().join("fourth.csv");
+    std::fs::write(
+        &fourth,
+        format!("profile-id,input-filepath,priority\n{profile},clip-4.mp4,1\n"),
+    )
+    .expect("rows written");
+    cli.sim.inject_fault(slow(3_000, 1)).expect("the fault is set");
+    let started = std::time::Instant::now();
+    let late = cli
+        .run(&[
+            "--timeout",
+            "1s",
+            "batch",
+            "encoder",
+            "register-task",
+            fourth.to_str().expect("a path"),
+        ])
+        .await;
+    assert_eq!(late.code, 1, "{late:?}");
+    assert!(
+        started.elapsed() < Duration::from_millis(2_800),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        row_statuses(&late).values().map(String::as_str).collect::<Vec<_>>(),
+        ["unknown"],
+        "{late:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_batch_killed_mid_call_leaves_that_row_unknown_to_the_rerun() {
     let cli = Cli::start().await;
