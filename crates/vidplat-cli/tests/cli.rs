@@ -2674,6 +2674,22 @@ async fn a_rerun_sends_each_row_once_and_never_again_one_that_may_have_arrived()
 /// 600 ms each pass under a 1 s limit, and a call slower than it fails alone.
 #[tokio::test]
 async fn a_batch_gives_its_timeout_to_each_call() {
+    /// The batch of `file`, one call at a time, each within 1 s; how long it took.
+    async fn batch_with_1s_calls(cli: &Cli, file: &std::path::Path) -> (Run, Duration) {
+        let started = std::time::Instant::now();
+        let file = file.to_str().expect("a path");
+        let args = [
+            "--timeout",
+            "1s",
+            "batch",
+            "encoder",
+            "register-task",
+            file,
+            "--parallel",
+            "1",
+        ];
+        (cli.run(&args).await, started.elapsed())
+    }
     let cli = Cli::start().await;
     let profile = cli.profile().await;
     let dir = tempfile::tempdir().expect("a directory");
@@ -2687,52 +2703,19 @@ async fn a_batch_gives_its_timeout_to_each_call() {
     let three = dir.path().join("three.csv");
     std::fs::write(&three, task_rows(&profile, 3)).expect("rows written");
     cli.sim.inject_fault(slow(600, 3)).expect("the fault is set");
-    let started = std::time::Instant::now();
-    let run = cli
-        .run(&[
-            "--timeout",
-            "1s",
-            "batch",
-            "encoder",
-            "register-task",
-            three.to_str().expect("a path"),
-            "--parallel",
-            "1",
-        ])
-        .await;
+    let (run, took) = batch_with_1s_calls(&cli, &three).await;
     assert_eq!(run.code, 0, "{run:?}");
-    assert!(
-        started.elapsed() >= Duration::from_millis(1_800),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(took >= Duration::from_millis(1_800), "{took:?}");
     assert_eq!(row_statuses(&run).values().filter(|s| *s == "ok").count(), 3, "{run:?}");
 
     // A call past the limit: the row's answer is lost, so its status is unknown.
     let fourth = dir.path().join("fourth.csv");
-    std::fs::write(
-        &fourth,
-        format!("profile-id,input-filepath,priority\n{profile},clip-4.mp4,1\n"),
-    )
-    .expect("rows written");
+    let row = format!("profile-id,input-filepath,priority\n{profile},clip-4.mp4,1\n");
+    std::fs::write(&fourth, row).expect("rows written");
     cli.sim.inject_fault(slow(3_000, 1)).expect("the fault is set");
-    let started = std::time::Instant::now();
-    let late = cli
-        .run(&[
-            "--timeout",
-            "1s",
-            "batch",
-            "encoder",
-            "register-task",
-            fourth.to_str().expect("a path"),
-        ])
-        .await;
+    let (late, took) = batch_with_1s_calls(&cli, &fourth).await;
     assert_eq!(late.code, 1, "{late:?}");
-    assert!(
-        started.elapsed() < Duration::from_millis(2_800),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(took < Duration::from_millis(2_800), "{took:?}");
     assert_eq!(
         row_statuses(&late).values().map(String::as_str).collect::<Vec<_>>(),
         ["unknown"],
