@@ -821,3 +821,38 @@ async fn time_zone_reads_returned_times_in_the_service_s_zone() {
         "the assumption reads the same wall times as Japan time"
     );
 }
+
+/// `--timeout` bounds each call of an export, not the export: three calls of
+/// 400 ms pass under a 1 s limit, and a call held 3 s ends the run within it.
+#[tokio::test]
+async fn an_export_gives_its_timeout_to_each_call() {
+    /// The export of `days` days ending a week ago into `out`, each call within 1 s; how long it took.
+    async fn export_with_1s_calls(sim: &Simulator, days: u64, out: &Path) -> (Ran, Duration) {
+        let to = Period::today_in_japan() - chrono::Days::new(7);
+        let (from, to) = ((to - chrono::Days::new(days - 1)).to_string(), to.to_string());
+        let out = out.to_string_lossy().into_owned();
+        let mut args = vec!["--timeout", "1s"];
+        args.extend(export_args(&from, &to, &out));
+        let started = Instant::now();
+        (run(sim, &args).await, started.elapsed())
+    }
+    let sim = simulator(SimConfig::fast()).await;
+    let slow = |delay_ms: u64, times: u32| {
+        serde_json::from_value(serde_json::json!({
+            "operation": "cloud_viewing_history", "outcome": "run", "delay_ms": delay_ms, "times": times
+        }))
+        .expect("a fault")
+    };
+    let dir = tempfile::tempdir().expect("a directory");
+    sim.inject_fault(slow(400, 3)).expect("the fault is set");
+    let (three, took) = export_with_1s_calls(&sim, 3, &dir.path().join("three")).await;
+    assert_eq!(three.code, 0, "{three:?}");
+    assert!(took >= Duration::from_millis(1_200), "{took:?}");
+    assert_eq!(files(&dir.path().join("three")).len(), 3, "{three:?}");
+
+    sim.inject_fault(slow(3_000, 1)).expect("the fault is set");
+    let (late, took) = export_with_1s_calls(&sim, 1, &dir.path().join("late")).await;
+    assert_eq!(late.code, 1, "{late:?}");
+    assert!(late.stderr.contains(r#""kind":"timeout""#), "{late:?}");
+    assert!(took < Duration::from_millis(2_800), "{took:?}");
+}
