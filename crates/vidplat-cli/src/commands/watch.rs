@@ -342,6 +342,12 @@ struct Forward {
 const FIRST_RETRY: Duration = Duration::from_millis(500);
 /// The longest pause between two tries of a webhook.
 const LAST_RETRY: Duration = Duration::from_secs(30);
+
+/// The pauses between a webhook's tries, in order: from [`FIRST_RETRY`],
+/// each double the one before, none longer than [`LAST_RETRY`].
+fn retry_pauses() -> impl Iterator<Item = Duration> {
+    std::iter::successors(Some(FIRST_RETRY), |pause| Some(pause.saturating_mul(2).min(LAST_RETRY)))
+}
 /// The longest one try of a webhook may take.
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -397,7 +403,7 @@ impl Forward {
     /// dead-letter file has it. Every try carries the same id.
     async fn send(&self, event: &Event, line: &[u8]) -> Result<(), String> {
         let body = line.strip_suffix(b"\n").unwrap_or(line).to_vec();
-        let mut pause = FIRST_RETRY;
+        let mut pauses = retry_pauses();
         let mut why = String::new();
         for attempt in 1..=self.tries {
             let timestamp = vidplat::webhooks::now();
@@ -418,8 +424,7 @@ impl Forward {
                 Err(error) => vidplat_core::escape_controls(&error.without_url().to_string()).into_owned(),
             };
             if attempt < self.tries {
-                tokio::time::sleep(pause).await;
-                pause = pause.saturating_mul(2).min(LAST_RETRY);
+                tokio::time::sleep(pauses.next().unwrap_or(LAST_RETRY)).await;
             }
         }
         let kept = append_dead_letter(&self.dead_letter, line);
@@ -461,4 +466,18 @@ fn append_dead_letter(path: &Path, line: &[u8]) -> std::io::Result<()> {
         }
     }
     file.write_all(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_webhook_s_pauses_double_from_half_a_second_to_at_most_30_s() {
+        let pauses: Vec<u64> = retry_pauses().take(10).map(|p| p.as_millis() as u64).collect();
+        assert_eq!(
+            pauses,
+            [500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000, 30_000]
+        );
+    }
 }
