@@ -105,13 +105,15 @@ fn prism_binary() -> Option<std::path::PathBuf> {
 }
 
 async fn start_prism(binary: &std::path::Path, service: &str) -> Prism {
-    start_prism_on(binary, service, || {
-        std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port()
-    })
-    .await
+    start_prism_on(binary, service, free_port).await
+}
+
+/// A loopback port free when asked (another process may take it before it is bound).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
 }
 
 /// Prism on the first of the ports `next_port` gives that it can listen on.
@@ -171,15 +173,7 @@ async fn prism_is_not_mistaken_for_what_held_its_port() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port to hold");
     let taken_port = taken.local_addr().expect("its address").port();
     let mut ports = vec![taken_port];
-    let prism = start_prism_on(&binary, "encoder", move || {
-        ports.pop().unwrap_or_else(|| {
-            std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .expect("a free port")
-                .port()
-        })
-    })
-    .await;
+    let prism = start_prism_on(&binary, "encoder", move || ports.pop().unwrap_or_else(free_port)).await;
     assert_ne!(prism.url, format!("http://127.0.0.1:{taken_port}"));
     let answer = reqwest::get(format!("{}/v1/nowhere", prism.url))
         .await
