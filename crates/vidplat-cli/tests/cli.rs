@@ -2694,11 +2694,11 @@ async fn a_batch_gives_its_timeout_to_each_call() {
     let profile = cli.profile().await;
     let dir = tempfile::tempdir().expect("a directory");
     cli.clips(4);
-    let slow = |delay_ms: u64, times: u32| {
-        serde_json::from_value(json!({
-            "operation": "register_task", "outcome": "run", "delay_ms": delay_ms, "times": times
-        }))
-        .expect("a fault")
+    let slow = |delay_ms: u64, times: u32| Fault {
+        times,
+        delay_ms,
+        outcome: vidplat_sim::FaultOutcome::Run,
+        ..Fault::operation("register_task")
     };
     let three = dir.path().join("three.csv");
     std::fs::write(&three, task_rows(&profile, 3)).expect("rows written");

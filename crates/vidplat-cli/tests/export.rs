@@ -837,11 +837,11 @@ async fn an_export_gives_its_timeout_to_each_call() {
         (run(sim, &args).await, started.elapsed())
     }
     let sim = simulator(SimConfig::fast()).await;
-    let slow = |delay_ms: u64, times: u32| {
-        serde_json::from_value(serde_json::json!({
-            "operation": "cloud_viewing_history", "outcome": "run", "delay_ms": delay_ms, "times": times
-        }))
-        .expect("a fault")
+    let slow = |delay_ms: u64, times: u32| vidplat_sim::Fault {
+        times,
+        delay_ms,
+        outcome: vidplat_sim::FaultOutcome::Run,
+        ..vidplat_sim::Fault::operation("cloud_viewing_history")
     };
     let dir = tempfile::tempdir().expect("a directory");
     sim.inject_fault(slow(400, 3)).expect("the fault is set");
