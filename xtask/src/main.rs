@@ -153,7 +153,7 @@ fn ci(docs: Option<&Path>) -> Result<()> {
         Ok(()) => println!("\nxtask ci: all checks passed in {:.0?}", started.elapsed()),
         Err(_) => println!("\nxtask ci: a check failed after {:.0?}", started.elapsed()),
     }
-    steps.print();
+    print!("{}", steps.table());
     outcome
 }
 
@@ -175,12 +175,14 @@ impl Steps {
         outcome
     }
 
-    fn print(&self) {
-        println!("  {:<38} {:>8} {:>8}", "step", "wall", "CPU");
+    /// A line a step, after a heading: its name, wall-clock and CPU time (`?` where unknown).
+    fn table(&self) -> String {
+        let mut table = format!("  {:<38} {:>8} {:>8}\n", "step", "wall", "CPU");
         for (name, took, cpu) in &self.0 {
             let cpu = cpu.map_or_else(|| "?".to_owned(), |cpu| format!("{:.1?}", cpu));
-            println!("  {name:<38} {:>8} {cpu:>8}", format!("{took:.1?}"));
+            table += &format!("  {name:<38} {:>8} {cpu:>8}\n", format!("{took:.1?}"));
         }
+        table
     }
 }
 
@@ -512,6 +514,21 @@ mod tests {
             assert_eq!(error.kind(), clap::error::ErrorKind::DisplayHelp, "{task}");
             assert!(error.to_string().contains("Usage: cargo xtask"), "{task}: {error}");
         }
+    }
+
+    #[test]
+    fn the_steps_table_has_a_line_a_step_and_a_question_mark_for_unknown_cpu() {
+        let second = std::time::Duration::from_secs(1);
+        let steps = Steps(vec![
+            ("clippy", 160 * second, Some(292 * second)),
+            ("docs", 75 * second, None),
+        ]);
+        assert_eq!(
+            steps.table(),
+            "  step                                       wall      CPU\n\
+             \x20 clippy                                   160.0s   292.0s\n\
+             \x20 docs                                      75.0s        ?\n"
+        );
     }
 
     /// A child's CPU time counts once it has been waited for.

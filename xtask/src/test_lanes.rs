@@ -1,9 +1,10 @@
 //! `cargo test --workspace --exclude xtask`, its test programs run two at a
 //! time: built once by cargo, then each program (and the doc tests and
-//! `cargo test -p xtask`, two more jobs) started in one of two lanes. Most programs wait on sockets, timers and child
-//! processes about as much as they compute, so two cores run two of them in
-//! about the time of the longest lane (measured in `cargo xtask ci`: see the
-//! step's time against the sum of the programs' own).
+//! `cargo test -p xtask`, two more jobs) started in one of two lanes. Most
+//! programs wait on sockets, timers and child processes about as much as they
+//! compute, so two cores run two of them in about the time of the longest lane
+//! (measured in `cargo xtask ci`: see the step's time against the sum of the
+//! programs' own).
 
 use crate::services::{cargo, repo_root};
 use anyhow::{bail, Context, Result};
