@@ -210,30 +210,31 @@ fn ci_steps(docs: Option<&Path>, steps: &mut Steps) -> Result<()> {
     }
     let mut step = |name: &'static str, run: &mut dyn FnMut() -> Result<()>| steps.run(name, run);
     step("fmt", &mut || cargo(&["fmt", "--all", "--check"]))?;
-    // The spec tools run beside clippy and docs: their time is mostly one core
+    // The spec tools run beside the builds: their time is mostly one core
     // (Node, Python, the JVM) or the registries, which cargo's jobs leave over.
-    // The lint at the lowest priority while clippy runs, at the normal one after:
-    // clippy is what everything waits for (it took 137 s beside a lint of 55 s,
-    // and 182–185 s beside one of 74–83 s, both at full priority; 120 s beside
-    // one at the lowest, which then had 43 s left to do after the docs).
+    // The lint at the lowest priority while the docs build, at the normal one
+    // after: the builds are what everything waits for (clippy took 137 s beside
+    // a lint of 55 s, and 182–185 s beside one of 74–83 s, both at full
+    // priority; 120 s beside one at the lowest, which then had 43 s left to do).
     let mut lint = Beside::start(&["lint"], true)?;
-    // `--all-targets` checks the benchmarks too: the cheapest step that proves
-    // they compile (a release build of them took seven minutes here).
-    step("clippy", &mut || {
-        cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
-    })?;
-    lint.full_priority();
     step("docs", &mut documentation)?;
+    lint.full_priority();
     step("crosscheck and codegen --check", &mut || {
         crosscheck::run(docs)?;
         codegen::run_without(true, &[])?;
         gaps::run(true)
     })?;
+    // clippy's lints are checked by the test build: `clippy-driver` compiles the
+    // workspace's crates, and a warning fails the build. A separate
+    // `cargo clippy` checked every dependency once more (docs/decisions/0014).
+    // Every cargo command up to the examples builds with it, so that what the
+    // test build compiled is not compiled again.
+    std::env::set_var("RUSTC_WORKSPACE_WRAPPER", test_lanes::clippy_driver()?);
     // The tests are built while `lint` ends: on a fresh machine it spends
     // minutes installing its tools, and the tests need only what it installs.
     let mut tests = None;
-    step("test build", &mut || {
-        tests = Some(test_lanes::build()?);
+    step("test build, with clippy's lints", &mut || {
+        tests = Some(test_lanes::build(test_lanes::Warnings::Denied)?);
         Ok(())
     })?;
     step("lint (waited for; ran beside)", &mut || lint.finish())?;
@@ -273,8 +274,11 @@ fn ci_steps(docs: Option<&Path>, steps: &mut Steps) -> Result<()> {
             process::run(Command::new(&binary).current_dir(services::repo_root()))
         })
     })?;
+    // The package checks build as a user's `cargo check` does, and the fresh
+    // clone builds its own xtask: without clippy.
+    std::env::remove_var("RUSTC_WORKSPACE_WRAPPER");
     // Schemathesis (one Python process and the simulator) beside the package
-    // checks, for the same reason as lint beside clippy.
+    // checks, for the same reason as lint beside the builds.
     let mut conformance = Beside::start(&["conformance", "--built-by-tests"], false)?;
     step("package", &mut publish::package)?;
     step("conformance (waited for; ran beside)", &mut || conformance.finish())?;

@@ -42,72 +42,39 @@ const REQUIRED_FILES: [&str; 3] = ["README.md", "LICENSE-MIT", "LICENSE-APACHE"]
 /// `cargo doc --no-deps` with `-D warnings`, every feature of the library
 /// crates on: broken intra-doc links and malformed docs fail.
 ///
-/// The whole workspace is selected, and one example with it (any target that
-/// needs the dev-dependencies brings them all), so that each dependency
-/// resolves with the features `cargo clippy --workspace --all-targets` gave
-/// it and its checked metadata is reused: `--all-features` on the library
-/// crates alone resolved tokio, hyper and the rest anew (52 s against 41 s,
-/// each after clippy). One example, not `--examples`: the others are not
-/// published, and documenting them took 11 s more here (61.3 and 60.6 s
-/// against 47.4 and 52.9 s, alternating, each after the core crate changed).
+/// The libraries alone, without a target that needs the dev-dependencies:
+/// nothing else checks the dependencies (the test build compiles them, and
+/// lints the workspace's crates: docs/decisions/0014), so only what the
+/// libraries use is checked.
 pub fn docs() -> Result<()> {
-    let workspace = Workspace::read()?;
-    let features = workspace.library_features.join(",");
+    let features = library_features()?.join(",");
     let mut args = vec!["doc", "--no-deps", "--workspace", "--lib"];
-    if let Some(example) = &workspace.example {
-        args.extend(["--example", example]);
-    }
     if !features.is_empty() {
         args.extend(["--features", &features]);
     }
     run_cargo(&args, &repo_root(), &[("RUSTDOCFLAGS", "-D warnings")])
 }
 
-/// What `docs` selects, from `cargo metadata`.
-struct Workspace {
-    /// Every feature of the library crates, as `crate/feature`.
-    library_features: Vec<String>,
-    /// The first example of the workspace, if it has one.
-    example: Option<String>,
-}
-
-impl Workspace {
-    fn read() -> Result<Self> {
-        let output = crate::services::cargo()
-            .args(["metadata", "--no-deps", "--format-version", "1"])
-            .current_dir(repo_root())
-            .output()
-            .context("running cargo metadata")?;
-        if !output.status.success() {
-            bail!("cargo metadata failed ({})", output.status);
-        }
-        let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).context("cargo metadata's output")?;
-        let mut library_features = Vec::new();
-        let mut example = None;
-        for package in metadata["packages"].as_array().context("cargo metadata's packages")? {
-            let name = package["name"].as_str().unwrap_or_default();
-            if LIBRARY_CRATES.contains(&name) {
-                let own = package["features"].as_object().context("a package's features")?;
-                library_features.extend(own.keys().map(|feature| format!("{name}/{feature}")));
-            }
-            let targets = package["targets"].as_array().context("a package's targets")?;
-            example = example.or_else(|| {
-                targets
-                    .iter()
-                    .find(|target| {
-                        target["kind"]
-                            .as_array()
-                            .is_some_and(|kinds| kinds.iter().any(|k| k == "example"))
-                    })
-                    .and_then(|target| target["name"].as_str())
-                    .map(str::to_owned)
-            });
-        }
-        Ok(Workspace {
-            library_features,
-            example,
-        })
+/// Every feature of the library crates, as `crate/feature`, from `cargo metadata`.
+fn library_features() -> Result<Vec<String>> {
+    let output = crate::services::cargo()
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(repo_root())
+        .output()
+        .context("running cargo metadata")?;
+    if !output.status.success() {
+        bail!("cargo metadata failed ({})", output.status);
     }
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).context("cargo metadata's output")?;
+    let mut features = Vec::new();
+    for package in metadata["packages"].as_array().context("cargo metadata's packages")? {
+        let name = package["name"].as_str().unwrap_or_default();
+        if LIBRARY_CRATES.contains(&name) {
+            let own = package["features"].as_object().context("a package's features")?;
+            features.extend(own.keys().map(|feature| format!("{name}/{feature}")));
+        }
+    }
+    Ok(features)
 }
 
 /// Packages the library crates and checks that each package compiles from its

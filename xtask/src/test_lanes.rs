@@ -1,15 +1,20 @@
 //! `cargo test --workspace --exclude xtask`, its test programs run two at a
-//! time: built once by cargo, then each program (and the doc tests and
-//! `cargo test -p xtask`, two more jobs) started in one of two lanes. Most
+//! time: built once by cargo (xtask's own tests built alone after them), then
+//! each program and the doc tests started in one of two lanes. Most
 //! programs wait on sockets, timers and child processes about as much as they
 //! compute, so two cores run two of them in about the time of the longest lane
 //! (measured in `cargo xtask ci`: see the step's time against the sum of the
 //! programs' own).
+//!
+//! Under `cargo xtask ci` the build is also clippy's check: the workspace's
+//! crates are compiled by `clippy-driver` (`RUSTC_WORKSPACE_WRAPPER`) and any
+//! warning fails it, so the dependencies are not checked once more for a
+//! separate `cargo clippy` (docs/decisions/0014).
 
 use crate::services::{cargo, repo_root};
 use anyhow::{bail, Context, Result};
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -18,7 +23,7 @@ use std::time::{Duration, Instant};
 const LANES: usize = 2;
 
 /// The packages whose tests are built together: all but `xtask`, whose tests
-/// are a job of their own (`cargo test -p xtask`). Built with the others, its
+/// are built by a cargo command of their own. Built with the others, its
 /// code generator's dependencies (typify, progenitor, syn's full parser, …)
 /// were compiled again with the workspace's features, 40 units, and its
 /// features reached the libraries' own dependencies (toml's `std`, indexmap's
@@ -26,6 +31,47 @@ const LANES: usize = 2;
 /// `cargo xtask` was built with. Every command that runs the built tests
 /// selects the same packages, so that nothing is built twice.
 pub const PACKAGES: [&str; 3] = ["--workspace", "--exclude", "xtask"];
+
+/// The cargo commands that build every test program, in order: what
+/// `cargo test` builds by default (the examples too, as programs), the
+/// benchmarks (so that they compile, without running them), and xtask alone.
+const BUILDS: [&[&str]; 3] = [
+    &PACKAGES,
+    &["--workspace", "--exclude", "xtask", "--benches"],
+    &["-p", "xtask"],
+];
+
+/// What a warning of the workspace's own crates does to the build.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Warnings {
+    /// Shown, as `cargo test` shows it.
+    Shown,
+    /// Shown, and the build fails (`-D warnings`).
+    Denied,
+}
+
+/// clippy's compiler driver, from the sysroot of the `rustc` that builds
+/// (rustup's `clippy` component puts it there). Set as
+/// `RUSTC_WORKSPACE_WRAPPER`, it compiles the workspace's crates as `rustc`
+/// does and adds clippy's lints; the dependencies are compiled by `rustc`.
+pub fn clippy_driver() -> Result<PathBuf> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .context("running rustc --print sysroot")?;
+    let sysroot = String::from_utf8(output.stdout).context("the sysroot's path")?;
+    let driver = Path::new(sysroot.trim())
+        .join("bin")
+        .join(format!("clippy-driver{}", std::env::consts::EXE_SUFFIX));
+    if !driver.is_file() {
+        bail!(
+            "no clippy-driver at {}: `rustup component add clippy` installs it",
+            driver.display()
+        );
+    }
+    Ok(driver)
+}
 
 /// One job: a test program of a package, or the doc tests.
 struct Job {
@@ -36,15 +82,26 @@ struct Job {
 /// Builds every test program of the workspace, then runs them and the doc
 /// tests in [`LANES`] lanes; each job's output is printed whole when it ends.
 pub fn run() -> Result<()> {
-    run_built(build()?)
+    run_built(build(Warnings::Shown)?)
 }
 
 /// The test programs, built: what [`run_built`] runs.
 pub struct Built(Vec<Job>);
 
-/// `cargo test --workspace --exclude xtask --no-run`: every test program, built and not yet run.
-pub fn build() -> Result<Built> {
-    programs().map(Built)
+/// Every test program, built ([`BUILDS`]) and not yet run, the largest first
+/// so that the other lane takes the rest.
+pub fn build(warnings: Warnings) -> Result<Built> {
+    let mut programs = Vec::new();
+    let mut warned = 0;
+    for packages in BUILDS {
+        warned += built_programs(packages, &mut programs)?;
+    }
+    if warned > 0 && warnings == Warnings::Denied {
+        bail!("{warned} warnings in the workspace's crates (above): CI denies warnings");
+    }
+    // The largest program (the suite, which links every client) is the longest to run.
+    programs.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
+    Ok(Built(programs.into_iter().map(|(_, job)| job).collect()))
 }
 
 /// Runs the programs [`build`] built, and the doc tests, in [`LANES`] lanes.
@@ -54,12 +111,6 @@ pub fn run_built(Built(mut jobs): Built) -> Result<()> {
     jobs.push(Job {
         name: "doc tests".to_owned(),
         command: doc,
-    });
-    let mut xtask = cargo();
-    xtask.args(["test", "-p", "xtask"]).current_dir(repo_root());
-    jobs.push(Job {
-        name: "xtask (built and run)".to_owned(),
-        command: xtask,
     });
     let started = Instant::now();
     let queue = Mutex::new(VecDeque::from(jobs));
@@ -110,32 +161,44 @@ fn report(name: &str, took: Duration, output: &std::io::Result<Output>) {
     print!("{text}");
 }
 
-/// `cargo test --workspace --exclude xtask --no-run`, and a job for each test program it
-/// built, run where cargo runs it (its package's directory), the largest
-/// first so that the other lane takes the rest.
-fn programs() -> Result<Vec<Job>> {
+/// `cargo test --no-run` of `packages`, and a job for each test program it
+/// built (with its size), run where cargo runs it (its package's
+/// directory). The compiler's messages go to stderr; returns how many were
+/// warnings.
+fn built_programs(packages: &[&str], programs: &mut Vec<(u64, Job)>) -> Result<usize> {
     let output = cargo()
         .arg("test")
-        .args(PACKAGES)
-        .args(["--no-run", "--message-format=json-render-diagnostics"])
+        .args(packages)
+        .args(["--no-run", "--message-format=json"])
         .current_dir(repo_root())
         .stderr(Stdio::inherit())
         .output()
         .context("running cargo test --no-run")?;
-    if !output.status.success() {
-        bail!("building the tests failed ({})", output.status);
-    }
-    let mut programs: Vec<(u64, Job)> = Vec::new();
+    let mut warned = 0;
     for line in output.stdout.split(|&byte| byte == b'\n') {
         let Ok(message) = serde_json::from_slice::<serde_json::Value>(line) else {
             continue;
         };
-        let is_test = message["reason"] == "compiler-artifact" && message["profile"]["test"] == true;
+        if message["reason"] == "compiler-message" {
+            eprint!("{}", message["message"]["rendered"].as_str().unwrap_or_default());
+            warned += usize::from(message["message"]["level"] == "warning");
+            continue;
+        }
+        // The benchmarks are built to show they compile, not run.
+        let is_bench = message["target"]["kind"]
+            .as_array()
+            .is_some_and(|kinds| kinds.iter().any(|kind| kind == "bench"));
+        let is_test = message["reason"] == "compiler-artifact" && message["profile"]["test"] == true && !is_bench;
         let (Some(executable), Some(manifest)) = (message["executable"].as_str(), message["manifest_path"].as_str())
         else {
             continue;
         };
-        if !is_test {
+        // A later build reports the programs it found built already (`cargo test
+        // --benches` selects the libraries' own tests too).
+        let built_before = programs
+            .iter()
+            .any(|(_, job)| Path::new(job.command.get_program()) == Path::new(executable));
+        if !is_test || built_before {
             continue;
         }
         let package_dir = PathBuf::from(manifest)
@@ -158,7 +221,8 @@ fn programs() -> Result<Vec<Job>> {
             },
         ));
     }
-    // The largest program (the suite, which links every client) is the longest to run.
-    programs.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
-    Ok(programs.into_iter().map(|(_, job)| job).collect())
+    if !output.status.success() {
+        bail!("building the tests failed ({})", output.status);
+    }
+    Ok(warned)
 }
