@@ -94,7 +94,9 @@ pub fn build(warnings: Warnings) -> Result<Built> {
     let mut programs = Vec::new();
     let mut warned = 0;
     for packages in BUILDS {
-        warned += built_programs(packages, &mut programs)?;
+        let mut cargo = cargo();
+        cargo.current_dir(repo_root());
+        warned += built_programs(cargo, packages, &mut programs)?;
     }
     if warned > 0 && warnings == Warnings::Denied {
         bail!("{warned} warnings in the workspace's crates (above): CI denies warnings");
@@ -165,12 +167,11 @@ fn report(name: &str, took: Duration, output: &std::io::Result<Output>) {
 /// built (with its size), run where cargo runs it (its package's
 /// directory). The compiler's messages go to stderr; returns how many were
 /// warnings.
-fn built_programs(packages: &[&str], programs: &mut Vec<(u64, Job)>) -> Result<usize> {
-    let output = cargo()
+fn built_programs(mut cargo: Command, packages: &[&str], programs: &mut Vec<(u64, Job)>) -> Result<usize> {
+    let output = cargo
         .arg("test")
         .args(packages)
         .args(["--no-run", "--message-format=json"])
-        .current_dir(repo_root())
         .stderr(Stdio::inherit())
         .output()
         .context("running cargo test --no-run")?;
@@ -181,7 +182,10 @@ fn built_programs(packages: &[&str], programs: &mut Vec<(u64, Job)>) -> Result<u
         };
         if message["reason"] == "compiler-message" {
             eprint!("{}", message["message"]["rendered"].as_str().unwrap_or_default());
-            warned += usize::from(message["message"]["level"] == "warning");
+            // Not rustc's closing count ("1 warning emitted"), which points at no code.
+            let diagnostic = &message["message"];
+            let points_at_code = diagnostic["spans"].as_array().is_some_and(|spans| !spans.is_empty());
+            warned += usize::from(diagnostic["level"] == "warning" && points_at_code);
             continue;
         }
         // The benchmarks are built to show they compile, not run.
@@ -206,8 +210,7 @@ fn built_programs(packages: &[&str], programs: &mut Vec<(u64, Job)>) -> Result<u
             .map(PathBuf::from)
             .context("a manifest's directory")?;
         let target = message["target"]["name"].as_str().unwrap_or("?");
-        let package = message["package_id"].as_str().unwrap_or("?");
-        let package = package.rsplit(['/', '#']).nth(1).unwrap_or(package);
+        let package = package_name(message["package_id"].as_str().unwrap_or("?"));
         let size = std::fs::metadata(executable).map_or(0, |meta| meta.len());
         let mut command = Command::new(executable);
         command
@@ -225,4 +228,83 @@ fn built_programs(packages: &[&str], programs: &mut Vec<(u64, Job)>) -> Result<u
         bail!("building the tests failed ({})", output.status);
     }
     Ok(warned)
+}
+
+/// The package's name in a package id: `path+file:///…/dir#name@0.1.0`, or
+/// `path+file:///…/name#0.1.0` where the directory has the package's name.
+fn package_name(id: &str) -> &str {
+    let (path, fragment) = id.rsplit_once('#').unwrap_or((id, ""));
+    match fragment.split_once('@') {
+        Some((name, _)) => name,
+        None => path.rsplit('/').next().unwrap_or(id),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A crate of its own whose function clippy warns about (`clone` on a
+    /// `Copy` type) and rustc does not, with one test.
+    fn crate_clippy_warns_about(dir: &Path) {
+        std::fs::create_dir_all(dir.join("src")).expect("a source directory");
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            "[package]\nname = \"linted\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        )
+        .expect("a manifest");
+        std::fs::write(
+            dir.join("src/lib.rs"),
+            "pub fn doubled(x: &u32) -> u32 {\n    x.clone() * 2\n}\n\n#[test]\nfn doubles() {\n    assert_eq!(doubled(&2), 4);\n}\n",
+        )
+        .expect("a library");
+    }
+
+    #[test]
+    fn a_package_s_name_is_read_from_either_form_of_its_id() {
+        assert_eq!(
+            package_name("path+file:///work/tests#vidplat-tests@0.0.0"),
+            "vidplat-tests"
+        );
+        assert_eq!(
+            package_name("path+file:///work/crates/vidplat-cli#0.1.0"),
+            "vidplat-cli"
+        );
+    }
+
+    #[test]
+    fn clippy_s_warnings_are_counted_when_its_driver_builds_and_the_test_program_is_found() {
+        let dir = std::env::temp_dir().join(format!("xtask-linted-build-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        crate_clippy_warns_about(&dir);
+        let build = |wrapper: Option<&Path>| {
+            let mut cargo = cargo();
+            cargo
+                .current_dir(&dir)
+                .env("CARGO_TARGET_DIR", dir.join("target"))
+                .env_remove("RUSTC_WORKSPACE_WRAPPER");
+            if let Some(wrapper) = wrapper {
+                cargo.env("RUSTC_WORKSPACE_WRAPPER", wrapper);
+            }
+            let mut programs = Vec::new();
+            let warned = built_programs(cargo, &[], &mut programs).expect("the crate builds");
+            let names: Vec<String> = programs.into_iter().map(|(_, job)| job.name).collect();
+            (warned, names)
+        };
+        let driver = clippy_driver().expect("clippy's driver in the toolchain");
+        let plain = build(None);
+        let linted = build(Some(&driver));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(
+            plain,
+            (0, vec!["linted linted".to_owned()]),
+            "rustc alone does not warn"
+        );
+        // Once as the library (which its doc tests use), once as its tests.
+        assert_eq!(
+            linted,
+            (2, vec!["linted linted".to_owned()]),
+            "clippy's warning, counted"
+        );
+    }
 }
