@@ -25,6 +25,12 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Held by the test that reads this process's children's CPU time (which
+/// counts every test's children) and by the tests whose children take
+/// seconds of it, so that they do not run at once.
+#[cfg(test)]
+static CHILDREN_CPU_READ: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The project's automation: code generation, gap report, spec lint and cross-check, CI.
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask")]
@@ -524,13 +530,13 @@ mod tests {
     fn the_steps_table_has_a_line_a_step_and_a_question_mark_for_unknown_cpu() {
         let second = std::time::Duration::from_secs(1);
         let steps = Steps(vec![
-            ("clippy", 160 * second, Some(292 * second)),
+            ("test build, with clippy's lints", 300 * second, Some(480 * second)),
             ("docs", 75 * second, None),
         ]);
         assert_eq!(
             steps.table(),
             "  step                                       wall      CPU\n\
-             \x20 clippy                                   160.0s   292.0s\n\
+             \x20 test build, with clippy's lints          300.0s   480.0s\n\
              \x20 docs                                      75.0s        ?\n"
         );
     }
@@ -539,6 +545,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_step_counts_the_cpu_time_of_the_processes_it_waited_for() {
+        let _alone = crate::CHILDREN_CPU_READ.lock().unwrap_or_else(|e| e.into_inner());
         let mut steps = Steps::default();
         steps
             .run("busy child", &mut || {
