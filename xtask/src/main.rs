@@ -219,9 +219,10 @@ fn ci_steps(docs: Option<&Path>, steps: &mut Steps) -> Result<()> {
     // The spec tools run beside the builds: their time is mostly one core
     // (Node, Python, the JVM) or the registries, which cargo's jobs leave over.
     // The lint at the lowest priority while the docs build, at the normal one
-    // after: the builds are what everything waits for (clippy took 137 s beside
-    // a lint of 55 s, and 182–185 s beside one of 74–83 s, both at full
-    // priority; 120 s beside one at the lowest, which then had 43 s left to do).
+    // after: the builds are what everything waits for (measured when a clippy
+    // step came first: it took 137 s beside a lint of 55 s, and 182–185 s
+    // beside one of 74–83 s, both at full priority; 120 s beside one at the
+    // lowest, which then had 43 s left to do).
     let mut lint = Beside::start(&["lint"], true)?;
     step("docs", &mut documentation)?;
     lint.full_priority();

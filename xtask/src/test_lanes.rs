@@ -32,14 +32,11 @@ const LANES: usize = 2;
 /// selects the same packages, so that nothing is built twice.
 pub const PACKAGES: [&str; 3] = ["--workspace", "--exclude", "xtask"];
 
-/// The cargo commands that build every test program, in order: what
-/// `cargo test` builds by default (the examples too, as programs), the
-/// benchmarks (so that they compile, without running them), and xtask alone.
-const BUILDS: [&[&str]; 3] = [
-    &PACKAGES,
-    &["--workspace", "--exclude", "xtask", "--benches"],
-    &["-p", "xtask"],
-];
+/// The cargo commands that build every test program, in order, as packages
+/// and targets: what `cargo test` builds by default (the examples too, as
+/// programs), the benchmarks (so that they compile, without running them),
+/// and xtask alone.
+const BUILDS: [(&[&str], &[&str]); 3] = [(&PACKAGES, &[]), (&PACKAGES, &["--benches"]), (&["-p", "xtask"], &[])];
 
 /// What a warning of the workspace's own crates does to the build.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -93,10 +90,14 @@ pub struct Built(Vec<Job>);
 pub fn build(warnings: Warnings) -> Result<Built> {
     let mut programs = Vec::new();
     let mut warned = 0;
-    for packages in BUILDS {
+    for (packages, targets) in BUILDS {
         let mut cargo = cargo();
-        cargo.current_dir(repo_root());
-        warned += built_programs(cargo, packages, &mut programs)?;
+        cargo
+            .current_dir(repo_root())
+            .args(["test"])
+            .args(packages)
+            .args(targets);
+        warned += built_programs(cargo, &mut programs)?;
     }
     if warned > 0 && warnings == Warnings::Denied {
         bail!("{warned} warnings in the workspace's crates (above): CI denies warnings");
@@ -163,14 +164,12 @@ fn report(name: &str, took: Duration, output: &std::io::Result<Output>) {
     print!("{text}");
 }
 
-/// `cargo test --no-run` of `packages`, and a job for each test program it
-/// built (with its size), run where cargo runs it (its package's
-/// directory). The compiler's messages go to stderr; returns how many were
-/// warnings.
-fn built_programs(mut cargo: Command, packages: &[&str], programs: &mut Vec<(u64, Job)>) -> Result<usize> {
-    let output = cargo
-        .arg("test")
-        .args(packages)
+/// `cargo test …` (`test`, given with what it selects) run with `--no-run`,
+/// and a job for each test program it built (with its size), run where
+/// cargo runs it (its package's directory). The compiler's messages go to
+/// stderr; returns how many were warnings.
+fn built_programs(mut cargo_test: Command, programs: &mut Vec<(u64, Job)>) -> Result<usize> {
+    let output = cargo_test
         .args(["--no-run", "--message-format=json"])
         .stderr(Stdio::inherit())
         .output()
@@ -282,6 +281,7 @@ mod tests {
         let build = |wrapper: Option<&Path>| {
             let mut cargo = cargo();
             cargo
+                .arg("test")
                 .current_dir(&dir)
                 .env("CARGO_TARGET_DIR", dir.join("target"))
                 .env_remove("RUSTC_WORKSPACE_WRAPPER");
@@ -289,7 +289,7 @@ mod tests {
                 cargo.env("RUSTC_WORKSPACE_WRAPPER", wrapper);
             }
             let mut programs = Vec::new();
-            let warned = built_programs(cargo, &[], &mut programs).expect("the crate builds");
+            let warned = built_programs(cargo, &mut programs).expect("the crate builds");
             let names: Vec<String> = programs.into_iter().map(|(_, job)| job.name).collect();
             (warned, names)
         };
