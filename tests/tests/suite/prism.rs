@@ -175,6 +175,9 @@ async fn prism_is_not_mistaken_for_what_held_its_port() {
     let mut ports = vec![taken_port];
     let prism = start_prism_on(&binary, "encoder", move || ports.pop().unwrap_or_else(free_port)).await;
     assert_ne!(prism.url, format!("http://127.0.0.1:{taken_port}"));
+    // A plain reqwest client: the workspace's reqwest has no TLS provider of its
+    // own, so this test, run alone, installs the default as a program would.
+    vidplat_core::install_default_tls_provider();
     let answer = reqwest::get(format!("{}/v1/nowhere", prism.url))
         .await
         .expect("Prism answers");
