@@ -254,23 +254,38 @@ fn ci_steps(docs: Option<&Path>, steps: &mut Steps) -> Result<()> {
     std::env::set_var("VIDPLAT_REQUIRE_REDIS", "1");
     // The exporter's files read back with pyarrow and DuckDB (installed by `lint`); it may not skip.
     std::env::set_var("VIDPLAT_REQUIRE_PYTHON_READERS", "1");
+    let mut suite = tests
+        .as_ref()
+        .and_then(|built| built.program("vidplat-tests suite"))
+        .context("no test program `vidplat-tests suite`")?;
     step("test", &mut || {
         test_lanes::run_built(tests.take().context("the tests were not built")?)
-    })?;
-    // The quota's timing across OS processes, measured with nothing else running
-    // (beside the suite's parallel tests, two cores starve the workers). The
-    // tests themselves mostly wait (2 s of CPU in all), so they run at once:
-    // 12 s where one after the other took 37 s, passing under two CPU-bound loops too.
-    // The same packages as the test build: the same features, so the suite binary is not built again.
-    step("quota across processes", &mut || {
-        let mut args = vec!["test"];
-        args.extend(test_lanes::PACKAGES);
-        args.extend(["--test", "suite", "--", "--ignored", "--test-threads=8"]);
-        cargo(&args)
     })?;
     // An application built the way a user's is, alone, so that only its own features are unified.
     step("reqwest-app", &mut || cargo(&["test", "-p", "vidplat-reqwest-app"]))?;
     step("no large C builds, no Arrow kernels", &mut no_unwanted_builds)?;
+    // The package checks build as a user's `cargo check` does, and the fresh
+    // clone builds its own xtask: without clippy.
+    std::env::remove_var("RUSTC_WORKSPACE_WRAPPER");
+    // The package checks (cargo's, from here on the target directory is
+    // theirs) beside the steps that mostly wait, at the lowest priority
+    // until those end; Schemathesis (one Python process and the simulator)
+    // beside them, for the same reason as lint beside the builds.
+    let mut package = Beside::start(&["package"], true)?;
+    let mut conformance = Beside::start(&["conformance", "--built-by-tests"], false)?;
+    // The quota's timing across OS processes. Beside the suite's parallel tests,
+    // two cores starve the workers; these tests mostly wait (2 s of CPU in all),
+    // so they run at once: 12 s where one after the other took 37 s, passing
+    // under two CPU-bound loops too. The suite's program as the test build
+    // built it, run directly (cargo would wait for the package checks).
+    suite.args(["--ignored", "--test-threads=8"]);
+    step("quota across processes", &mut || {
+        println!(
+            "$ {} --ignored --test-threads=8",
+            Path::new(suite.get_program()).display()
+        );
+        process::run(&mut suite)
+    })?;
     // The README's first command and the example programs, each against its own simulator.
     // The test build built them with the workspace's features; `cargo run -p`
     // would build them, and everything below them, again with the simulator's alone.
@@ -281,13 +296,8 @@ fn ci_steps(docs: Option<&Path>, steps: &mut Steps) -> Result<()> {
             process::run(Command::new(&binary).current_dir(services::repo_root()))
         })
     })?;
-    // The package checks build as a user's `cargo check` does, and the fresh
-    // clone builds its own xtask: without clippy.
-    std::env::remove_var("RUSTC_WORKSPACE_WRAPPER");
-    // Schemathesis (one Python process and the simulator) beside the package
-    // checks, for the same reason as lint beside the builds.
-    let mut conformance = Beside::start(&["conformance", "--built-by-tests"], false)?;
-    step("package", &mut publish::package)?;
+    package.full_priority();
+    step("package (waited for; ran beside)", &mut || package.finish())?;
     step("conformance (waited for; ran beside)", &mut || conformance.finish())?;
     step("fresh clone", &mut fresh_clone)
 }

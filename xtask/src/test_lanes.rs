@@ -92,6 +92,25 @@ pub fn run() -> Result<()> {
 /// The test programs, built: what [`run_built`] runs.
 pub struct Built(Vec<Job>);
 
+impl Built {
+    /// A command that runs the test program `name` (`"vidplat-tests suite"`)
+    /// as [`run_built`] does, for a run of its own: no cargo, so no wait for
+    /// the target directory another cargo command holds.
+    pub fn program(&self, name: &str) -> Option<Command> {
+        let job = self.0.iter().find(|job| job.name == name)?;
+        let mut command = Command::new(job.command.get_program());
+        if let Some(dir) = job.command.get_current_dir() {
+            command.current_dir(dir);
+        }
+        for (key, value) in job.command.get_envs() {
+            if let Some(value) = value {
+                command.env(key, value);
+            }
+        }
+        Some(command)
+    }
+}
+
 /// Every test program, built ([`BUILDS`]) and not yet run, the largest first
 /// so that the other lane takes the rest.
 pub fn build(warnings: Warnings) -> Result<Built> {
@@ -278,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn clippy_s_warnings_are_counted_when_its_driver_builds_and_the_test_program_is_found() {
+    fn clippy_s_warnings_are_counted_when_its_driver_builds_and_the_test_program_is_found_and_runs() {
         // Two builds: seconds of CPU in children, which another test counts.
         let _alone = crate::CHILDREN_CPU_READ.lock().unwrap_or_else(|e| e.into_inner());
         let dir = std::env::temp_dir().join(format!("xtask-linted-build-{}", std::process::id()));
@@ -296,7 +315,20 @@ mod tests {
             }
             let mut programs = Vec::new();
             let warned = built_programs(cargo, &mut programs).expect("the crate builds");
-            let names: Vec<String> = programs.into_iter().map(|(_, job)| job.name).collect();
+            let built = Built(programs.into_iter().map(|(_, job)| job).collect());
+            // The program run on its own, as `cargo xtask ci` runs the suite's ignored tests.
+            let listed = built
+                .program("linted linted")
+                .expect("the program, by its job's name")
+                .arg("--list")
+                .output()
+                .expect("the program runs");
+            assert_eq!(
+                String::from_utf8_lossy(&listed.stdout).lines().next(),
+                Some("doubles: test")
+            );
+            assert!(built.program("linted other").is_none());
+            let names: Vec<String> = built.0.into_iter().map(|job| job.name).collect();
             (warned, names)
         };
         let driver = clippy_driver().expect("clippy's driver in the toolchain");
