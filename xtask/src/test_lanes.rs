@@ -35,10 +35,11 @@ pub const PACKAGES: [&str; 3] = ["--workspace", "--exclude", "xtask"];
 /// The cargo commands that build every test program, in order, as packages
 /// and targets: what `cargo test` builds by default (the examples too, as
 /// programs), the benchmarks (so that they compile, without running them),
-/// and xtask alone. The benchmarks by name: `--benches` also selects every
-/// library whose `bench` is not off (the default), and built a bench harness of
-/// each, the generated crates' included (about 25 s of rustc for programs
-/// nobody runs).
+/// and xtask alone. No two of them build the same test program. The
+/// benchmarks by name: `--benches` also selects every library and binary
+/// whose `bench` is not off (the default), and built a bench harness of each,
+/// the generated crates' included (about 25 s of rustc for programs nobody
+/// runs).
 const BUILDS: [(&[&str], &[&str]); 3] = [
     (&PACKAGES, &[]),
     (&PACKAGES, &["--bench", "*"]),
@@ -222,11 +223,7 @@ fn built_programs(mut cargo_test: Command, programs: &mut Vec<(u64, Job)>) -> Re
         else {
             continue;
         };
-        // A later build may report a program an earlier one built.
-        let built_before = programs
-            .iter()
-            .any(|(_, job)| Path::new(job.command.get_program()) == Path::new(executable));
-        if !is_test || built_before {
+        if !is_test {
             continue;
         }
         let package_dir = PathBuf::from(manifest)
