@@ -34,27 +34,21 @@ const REFERENCE: (&str, &str) = ("reference.md", "crates/vidplat-cli/tests/snaps
 /// The book's own folder in the repository.
 const BOOK_DIR: &str = "docs";
 
-/// Builds the book into `target/book` and checks its links; `Ok(None)` when
-/// mdBook is not installed (and `VIDPLAT_REQUIRE_MDBOOK` is not set).
-pub fn build(target: &Path) -> Result<Option<PathBuf>> {
+/// Builds the book into `target/book` with mdBook's own library (the
+/// `mdbook` program's `build`, compiled into xtask: nothing to install) and
+/// checks its links.
+pub fn build(target: &Path) -> Result<PathBuf> {
     let root = repo_root();
     let sources = target.join("book-src");
     let out = target.join("book");
     assemble(&root, &sources)?;
-    let Some(mdbook) = mdbook()? else { return Ok(None) };
     if out.exists() {
         std::fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
     }
-    let status = Command::new(mdbook)
-        .arg("build")
-        .arg(&sources)
-        .arg("--dest-dir")
-        .arg(&out)
-        .status()
-        .context("running mdbook")?;
-    if !status.success() {
-        bail!("mdbook build failed ({status})");
-    }
+    let mut book = mdbook_driver::MDBook::load(&sources)
+        .with_context(|| format!("mdBook reading the book in {}", sources.display()))?;
+    book.config.build.build_dir = out.clone();
+    book.build().context("mdBook building the book")?;
     let broken = broken_links(&out)?;
     if !broken.is_empty() {
         bail!("the book has {} broken links:\n  {}", broken.len(), broken.join("\n  "));
@@ -64,19 +58,7 @@ pub fn build(target: &Path) -> Result<Option<PathBuf>> {
         out.join("index.html").display()
     );
     check_in_browser(&out, target)?;
-    Ok(Some(out))
-}
-
-/// `mdbook` from `PATH` or cargo's bin directory.
-fn mdbook() -> Result<Option<PathBuf>> {
-    if let Some(mdbook) = program("mdbook") {
-        return Ok(Some(mdbook));
-    }
-    if std::env::var_os("VIDPLAT_REQUIRE_MDBOOK").is_some() {
-        bail!("mdbook is not installed and VIDPLAT_REQUIRE_MDBOOK is set (cargo install mdbook --locked)");
-    }
-    println!("book: skipped (mdbook is not installed: cargo install mdbook --locked)");
-    Ok(None)
+    Ok(out)
 }
 
 /// Writes the book's sources under `sources`.
