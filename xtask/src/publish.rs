@@ -45,10 +45,16 @@ const REQUIRED_FILES: [&str; 3] = ["README.md", "LICENSE-MIT", "LICENSE-APACHE"]
 /// The libraries alone, without a target that needs the dev-dependencies:
 /// nothing else checks the dependencies (the test build compiles them, and
 /// lints the workspace's crates: docs/decisions/0014), so only what the
-/// libraries use is checked.
+/// libraries use is checked. Not the unpublished crates either (the tests'
+/// crate, which holds the README and the guides only to run their code, and
+/// the application built as a user's): their dependencies' features joined
+/// the libraries' and made the package checks' dependencies differ from these.
 pub fn docs() -> Result<()> {
     let features = library_features()?.join(",");
-    let mut args = vec!["doc", "--no-deps", "--workspace", "--lib"];
+    let mut args = vec!["doc", "--no-deps", "--lib"];
+    for name in LIBRARY_CRATES {
+        args.extend(["-p", name]);
+    }
     if !features.is_empty() {
         args.extend(["--features", &features]);
     }
