@@ -24,9 +24,25 @@ const browser = spawn(chromium, [
   '--window-size=1280,900', 'about:blank',
 ], { stdio: ['ignore', 'ignore', 'pipe'] });
 
-// The browser gone, its profile folder with it.
-function close() {
-  browser.kill('SIGKILL');
+// The DevTools connection, once made: `close` asks the browser through it to end.
+let socket = null;
+const ended = new Promise(resolve => browser.once('exit', resolve));
+const within = ms => new Promise(resolve => setTimeout(resolve, ms));
+
+// The browser gone, its profile folder with it. Asked to close, the browser
+// ends the processes it started and then itself; killed at once, those
+// processes went on writing to the profile after it was removed, and every
+// run left a folder in the temporary directory. Killed only if it has not
+// ended within 5 s.
+async function close() {
+  if (socket?.readyState === WebSocket.OPEN) {
+    socket.send(JSON.stringify({ id: 0, method: 'Browser.close' }));
+    await Promise.race([ended, within(5_000)]);
+  }
+  if (browser.exitCode === null && browser.signalCode === null) {
+    browser.kill('SIGKILL');
+    await Promise.race([ended, within(1_000)]);
+  }
   try {
     rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
   } catch {
@@ -34,9 +50,9 @@ function close() {
   }
 }
 
-function fail(message) {
+async function fail(message) {
   console.log(JSON.stringify({ ok: false, problem: message, at: currentPage }));
-  close();
+  await close();
   process.exit(1);
 }
 setTimeout(() => fail('the check did not end within two minutes'), 120_000).unref();
@@ -51,7 +67,7 @@ const endpoint = await new Promise((resolve, reject) => {
   browser.on('exit', code => reject(new Error(`chromium exited (${code}) before listening: ${seen.slice(-500)}`)));
 }).catch(error => fail(String(error)));
 
-const socket = new WebSocket(endpoint);
+socket = new WebSocket(endpoint);
 await new Promise((resolve, reject) => {
   socket.onopen = resolve;
   socket.onerror = () => reject(new Error('no connection to the browser'));
@@ -120,7 +136,7 @@ async function until(expression, what) {
     await new Promise(resolve => setTimeout(resolve, 100));
   }
   const state = await evaluate("JSON.stringify({search: typeof window.search, lunr: typeof window.elasticlunr, bar: document.getElementById('mdbook-searchbar')?.value ?? document.getElementById('searchbar')?.value, results: (document.getElementById('mdbook-searchresults') ?? document.getElementById('searchresults'))?.outerHTML?.slice(0, 300)})");
-  fail(`waited in vain for ${what}: ${state}`);
+  await fail(`waited in vain for ${what}: ${state}`);
 }
 
 for (const path of pages) {
@@ -135,8 +151,7 @@ await open('index.html?search=signed%20URL');
 const hits = await until("document.querySelectorAll('#mdbook-searchresults > li').length", 'search results for "signed URL"');
 const firstHit = await evaluate("document.querySelector('#mdbook-searchresults > li a')?.getAttribute('href') ?? ''");
 
-socket.close();
-close();
+await close();
 const problems = [];
 if (!title.endsWith('vidplat')) problems.push(`title "${title}"`);
 if (chapters !== expectedChapters) problems.push(`the sidebar lists ${chapters} chapters, SUMMARY.md ${expectedChapters}`);
