@@ -588,14 +588,9 @@ pub fn check_in_browser(book: &Path, target: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The program `name`: on `PATH`, or where `cargo install` puts it.
+/// The program `name` on `PATH`.
 fn program(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")
-        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .chain(std::env::var_os("CARGO_HOME").map(|home| PathBuf::from(home).join("bin")))
-        .chain(std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo/bin")))
+    std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|dir| dir.join(name))
         .find(|candidate| candidate.is_file())
 }
