@@ -31,9 +31,10 @@ const within = ms => new Promise(resolve => setTimeout(resolve, ms));
 
 // The browser gone, its profile folder with it. Asked to close, the browser
 // ends the processes it started and then itself; killed at once, those
-// processes went on writing to the profile after it was removed, and every
-// run left a folder in the temporary directory. Killed only if it has not
-// ended within 5 s.
+// processes went on writing after it was removed, and every run left the
+// profile's folder and one of Chromium's own in the temporary directory (the
+// test `a_check_leaves_nothing_in_the_temporary_directory` in book.rs).
+// Killed only if it has not ended within 5 s.
 async function close() {
   if (socket?.readyState === WebSocket.OPEN) {
     socket.send(JSON.stringify({ id: 0, method: 'Browser.close' }));

@@ -537,9 +537,7 @@ mod phrase_tests {
 /// `target/book-screenshot.png`. Says it skipped without Chromium or Node,
 /// unless `VIDPLAT_REQUIRE_BROWSER` is set.
 pub fn check_in_browser(book: &Path, target: &Path) -> Result<()> {
-    let chromium = ["chromium", "chromium-browser"].into_iter().find_map(program);
-    let node = program("node");
-    let (Some(chromium), Some(node)) = (chromium, node) else {
+    let Some(browser) = Browser::on_path() else {
         if std::env::var_os("VIDPLAT_REQUIRE_BROWSER").is_some() {
             bail!("the book's browser check needs chromium and node on PATH (VIDPLAT_REQUIRE_BROWSER is set)");
         }
@@ -548,44 +546,63 @@ pub fn check_in_browser(book: &Path, target: &Path) -> Result<()> {
     };
     let summary = std::fs::read_to_string(repo_root().join(BOOK_DIR).join("SUMMARY.md"))?;
     let chapters = summary.lines().filter(|line| line.contains("](")).count();
-    let pages = files_with(book, "html")?
-        .iter()
-        .map(|path| Ok(path.strip_prefix(book)?.to_string_lossy().into_owned()))
-        .collect::<Result<Vec<String>>>()?;
-    let server = StaticServer::start(book)?;
     let screenshot = target.join("book-screenshot.png");
-    let mut node = Command::new(node);
-    // Node 20 has WebSocket behind a flag; later versions have it by default.
-    let probe = Command::new(node.get_program())
-        .args(["-e", "process.exit(typeof WebSocket === 'function' ? 0 : 1)"])
-        .status()?;
-    if !probe.success() {
-        node.arg("--experimental-websocket");
-    }
-    let output = node
-        .arg(repo_root().join("xtask/browser/check_book.mjs"))
-        .arg(&chromium)
-        .arg(format!("http://{}/", server.address))
-        .arg(&screenshot)
-        .arg(chapters.to_string())
-        .args(&pages)
-        .output()
-        .context("running node")?;
-    drop(server);
-    let report = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() {
-        bail!(
-            "the book in a browser: {}{}",
-            report.trim(),
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    println!(
-        "book in a browser: {} (screenshot {})",
-        report.trim(),
-        screenshot.display()
-    );
+    let report = browser.check(book, &screenshot, chapters, &std::env::temp_dir())?;
+    println!("book in a browser: {report} (screenshot {})", screenshot.display());
     Ok(())
+}
+
+/// Chromium and Node, found on `PATH`.
+struct Browser {
+    chromium: PathBuf,
+    node: PathBuf,
+}
+
+impl Browser {
+    fn on_path() -> Option<Self> {
+        Some(Self {
+            chromium: ["chromium", "chromium-browser"].into_iter().find_map(program)?,
+            node: program("node")?,
+        })
+    }
+
+    /// Runs `xtask/browser/check_book.mjs` over every page of `book`, with
+    /// `temp` as the temporary directory (Chromium's profile folder and its
+    /// own files go there); its one-line report.
+    fn check(&self, book: &Path, screenshot: &Path, chapters: usize, temp: &Path) -> Result<String> {
+        let pages = files_with(book, "html")?
+            .iter()
+            .map(|path| Ok(path.strip_prefix(book)?.to_string_lossy().into_owned()))
+            .collect::<Result<Vec<String>>>()?;
+        let server = StaticServer::start(book)?;
+        let mut node = Command::new(&self.node);
+        // Node 20 has WebSocket behind a flag; later versions have it by default.
+        let probe = Command::new(&self.node)
+            .args(["-e", "process.exit(typeof WebSocket === 'function' ? 0 : 1)"])
+            .status()?;
+        if !probe.success() {
+            node.arg("--experimental-websocket");
+        }
+        let output = node
+            .arg(repo_root().join("xtask/browser/check_book.mjs"))
+            .arg(&self.chromium)
+            .arg(format!("http://{}/", server.address))
+            .arg(screenshot)
+            .arg(chapters.to_string())
+            .args(&pages)
+            .env("TMPDIR", temp)
+            .output()
+            .context("running node")?;
+        drop(server);
+        let report = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+        if !output.status.success() {
+            bail!(
+                "the book in a browser: {report}{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        Ok(report)
+    }
 }
 
 /// The program `name` on `PATH`.
@@ -679,4 +696,48 @@ fn serve(root: &Path, mut stream: std::net::TcpStream) -> std::io::Result<()> {
         body.len()
     )?;
     stream.write_all(&body)
+}
+
+#[cfg(test)]
+mod browser_tests {
+    use super::*;
+
+    /// A page with what the check looks for: the title, two sidebar chapters and a search hit.
+    const PAGE: &str = r#"<!DOCTYPE html><html><head><meta charset="utf-8"><title>A page - vidplat</title><link rel="icon" href="data:,"></head><body>
+<nav id="mdbook-sidebar"><ol>
+<li class="chapter-item"><span class="chapter-link-wrapper"><a href="index.html">One</a></span></li>
+<li class="chapter-item"><span class="chapter-link-wrapper"><a href="index.html">Two</a></span></li>
+</ol></nav>
+<ul id="mdbook-searchresults"><li><a href="index.html">A hit</a></li></ul>
+</body></html>"#;
+
+    /// The check ends Chromium before it removes Chromium's profile: killed at
+    /// once, Chromium's processes wrote on, and each run left its profile
+    /// folder and a folder of Chromium's own in the temporary directory.
+    #[test]
+    fn a_check_leaves_nothing_in_the_temporary_directory() {
+        let Some(browser) = Browser::on_path() else {
+            assert!(
+                std::env::var_os("VIDPLAT_REQUIRE_BROWSER").is_none(),
+                "no chromium or node on PATH (VIDPLAT_REQUIRE_BROWSER is set)"
+            );
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("xtask-browser-check-{}", std::process::id()));
+        let (book, temp) = (dir.join("book"), dir.join("temp"));
+        std::fs::create_dir_all(&book).unwrap();
+        std::fs::create_dir_all(&temp).unwrap();
+        std::fs::write(book.join("index.html"), PAGE).unwrap();
+        let report = browser.check(&book, &dir.join("screenshot.png"), 2, &temp);
+        // What a dying process still writes arrives a moment after the check returns.
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        let left: Vec<_> = std::fs::read_dir(&temp)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        let report = report.unwrap();
+        assert!(report.contains(r#""ok":true"#), "{report}");
+        assert!(left.is_empty(), "left in the temporary directory: {left:?}");
+    }
 }
