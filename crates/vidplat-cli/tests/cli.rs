@@ -3440,7 +3440,7 @@ async fn the_catalog_schema_validates_an_export_as_an_editor_would() {
         .is_ok_and(|o| o.status.success());
     if !ready {
         assert!(
-            std::env::var("VIDPLAT_REQUIRE_PYTHON_READERS").as_deref() != Ok("1"),
+            !vidplat_tests::required("VIDPLAT_REQUIRE_PYTHON_READERS"),
             "VIDPLAT_REQUIRE_PYTHON_READERS=1 and no jsonschema in .tools/venv: run `cargo xtask lint`"
         );
         eprintln!("skipped: no jsonschema in .tools/venv (`cargo xtask lint` installs it)");
@@ -4293,7 +4293,7 @@ async fn man_pages_are_written_for_every_command_and_render_without_a_warning() 
         .output();
     let Ok(groff) = groff else {
         assert!(
-            std::env::var("VIDPLAT_REQUIRE_MAN").as_deref() != Ok("1"),
+            !vidplat_tests::required("VIDPLAT_REQUIRE_MAN"),
             "VIDPLAT_REQUIRE_MAN=1 and no groff"
         );
         eprintln!("skipped: no groff");

@@ -552,7 +552,7 @@ fn python_with_readers() -> Option<std::path::PathBuf> {
         .is_ok_and(|o| o.status.success());
     if !ready {
         assert!(
-            std::env::var("VIDPLAT_REQUIRE_PYTHON_READERS").as_deref() != Ok("1"),
+            !vidplat_tests::required("VIDPLAT_REQUIRE_PYTHON_READERS"),
             "VIDPLAT_REQUIRE_PYTHON_READERS=1 and no pyarrow and duckdb in .tools/venv: run `cargo xtask lint`"
         );
         eprintln!("skipped: no pyarrow and duckdb in .tools/venv (`cargo xtask lint` installs them)");

@@ -3,8 +3,8 @@
 //! reports as not matching (a violation, a 422, a security failure) fails.
 //!
 //! Prism is installed with the lint tools (`cargo xtask lint`, into `.tools/`).
-//! Without it the test says so and passes, unless `VIDPLAT_REQUIRE_PRISM` is
-//! set, as `cargo xtask ci` does.
+//! Without it the test says so and passes, unless `VIDPLAT_REQUIRE_PRISM=1`, as
+//! `cargo xtask ci` sets.
 
 use serde_json::Value;
 use std::process::{Child, Command, Stdio};
@@ -97,7 +97,7 @@ fn prism_binary() -> Option<std::path::PathBuf> {
         return Some(binary);
     }
     assert!(
-        std::env::var_os("VIDPLAT_REQUIRE_PRISM").is_none(),
+        !vidplat_tests::required("VIDPLAT_REQUIRE_PRISM"),
         "Prism is required but not installed: run `cargo xtask lint` first"
     );
     eprintln!("skipped: Prism is not installed (`cargo xtask lint` installs it into .tools/)");
