@@ -205,15 +205,21 @@ async fn analytics_report(client: &Client) -> Result<()> {
         .try_collect()
         .await?;
     let rows: Vec<_> = rows.into_iter().flat_map(|page| page.data).collect();
-    println!("5. viewing by operating system ({} rows, at most 3 calls):", rows.len());
-    println!("   {:<10} {:<8} {:>6} {:>6}", "os", "version", "users", "plays");
+    // A row is an OS and a player, each with its version, in the report's
+    // default order: plays requested, most first.
+    println!("5. viewing by OS and player ({} rows, at most 3 calls):", rows.len());
+    println!("   {:<18} {:<20} {:>6} {:>6}", "os", "player", "users", "plays");
+    let named = |name: Option<String>, version: Option<String>| {
+        format!("{} {}", name.unwrap_or_default(), version.unwrap_or_default())
+    };
     for row in rows {
-        let (os, version) = (row.os_name.unwrap_or_default(), row.os_version.unwrap_or_default());
+        let os = named(row.os_name, row.os_version);
+        let player = named(row.player_name, row.player_version);
         let (users, plays) = (
             row.user_count.unwrap_or_default(),
-            row.play_started_count.unwrap_or_default(),
+            row.play_requested_count.unwrap_or_default(),
         );
-        println!("   {os:<10} {version:<8} {users:>6} {plays:>6}");
+        println!("   {os:<18} {player:<20} {users:>6} {plays:>6}");
     }
     if let Some(quota) = client.analytics_quota() {
         println!("   {}", quota.usage()); // "3 of 50000 analytics calls used this month"
