@@ -50,7 +50,11 @@ async fn main() -> Result<()> {
         let task = task?;
         match task.status {
             Some(TaskStatus::Ready) => ready += 1,
-            status => println!("{input}: {status:?}, error code {:?}", task.error_code),
+            status => println!(
+                "{input}: {}, error code {}",
+                status.map_or("no status".to_owned(), |status| status.to_string()),
+                task.error_code.map_or("none".to_owned(), |code| code.to_string())
+            ),
         }
     }
     println!("{ready} of {} ready", inputs.len());

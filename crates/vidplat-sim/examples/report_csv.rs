@@ -40,7 +40,11 @@ async fn main() -> Result<()> {
     }
 
     let mut out = std::io::stdout().lock();
-    writeln!(out, "os_name,os_version,player_name,users,plays")?;
+    // One row an OS and a player, each with its version; the columns are named as the API names them.
+    writeln!(
+        out,
+        "os_name,os_version,player_name,player_version,user_count,play_requested_count"
+    )?;
     let mut rows = client.analytics()?.cloud_by_os().limit(3).items().max_items(15);
     let mut written = 0;
     while let Some(row) = rows.try_next().await? {
@@ -48,12 +52,13 @@ async fn main() -> Result<()> {
         let number = |value: Option<i64>| value.map(|v| v.to_string()).unwrap_or_default();
         writeln!(
             out,
-            "{},{},{},{},{}",
+            "{},{},{},{},{},{}",
             text(row.os_name),
             text(row.os_version),
             text(row.player_name),
+            text(row.player_version),
             number(row.user_count),
-            number(row.play_started_count)
+            number(row.play_requested_count)
         )?;
         written += 1;
     }
