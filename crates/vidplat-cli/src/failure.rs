@@ -219,6 +219,13 @@ impl fmt::Display for Failure {
                 f,
                 "paging {operation}: more than {bound} pages, the default bound; --max-pages N reads up to N pages"
             ),
+            // The SDK's words say "set it on the builder"; a shell user has a flag, the variable and profiles.
+            Failure::Sdk(Error::Config(vidplat::ConfigError::MissingBaseUrl { service, variable })) => write!(
+                f,
+                "client configuration: no base URL for the {service} service: give --{service}-url, set \
+                 {variable}, or add a profile (`vidplat profile add`); `vidplat sim --print-env` prints a \
+                 local simulator's"
+            ),
             Failure::Sdk(error) => error.fmt(f),
             Failure::Invalid { field, rule } => write!(f, "invalid input, not sent: `{field}` {rule}"),
             Failure::Refused(problems) => {
@@ -301,5 +308,20 @@ mod tests {
             failure.to_string(),
             "paging cloud_viewing_history: more than 100 pages, the default bound; --max-pages N reads up to N pages"
         );
+    }
+
+    /// Without a service's base URL, the command line names its flag, its variable and profiles, not the SDK's builder.
+    #[test]
+    fn a_missing_base_url_names_the_flag_the_variable_and_profiles() {
+        let failure = Failure::Sdk(Error::Config(vidplat::ConfigError::MissingBaseUrl {
+            service: vidplat_core::Service::Vms,
+            variable: "VIDPLAT_VMS_URL",
+        }));
+        assert_eq!(
+            failure.to_string(),
+            "client configuration: no base URL for the vms service: give --vms-url, set VIDPLAT_VMS_URL, \
+             or add a profile (`vidplat profile add`); `vidplat sim --print-env` prints a local simulator's"
+        );
+        assert_eq!(failure.exit(), Exit::Invalid);
     }
 }

@@ -2591,7 +2591,9 @@ async fn a_batch_of_a_service_without_a_url_is_refused_once() {
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
-        "error: client configuration: no base URL for the encoder service (set it on the builder or in VIDPLAT_ENCODER_URL)\n"
+        "error: client configuration: no base URL for the encoder service: give --encoder-url, set \
+         VIDPLAT_ENCODER_URL, or add a profile (`vidplat profile add`); `vidplat sim --print-env` prints a \
+         local simulator's\n"
     );
     assert!(!dir.path().join("tasks.csv.journal").exists(), "nothing ran");
 }
