@@ -122,9 +122,21 @@ async fn run_argv(argv: Vec<OsString>, io: &mut Io<'_>) -> i32 {
                     vidplat_core::escape_controls(&failure.to_string())
                 )
             };
+            if !json_errors && unauthorized_without_key(&failure, &matches) {
+                let _ = writeln!(io.stderr, "{NO_KEY_TIP}");
+            }
             failure.exit() as i32
         }
     }
+}
+
+/// Said under a 401 when the set-up holds no API key: the request went without one.
+const NO_KEY_TIP: &str =
+    "tip: no API key was given: --api-key-file FILE, VIDPLAT_API_KEY, or a profile (`vidplat profile add`)";
+
+fn unauthorized_without_key(failure: &Failure, matches: &ArgMatches) -> bool {
+    matches!(failure, Failure::Sdk(error) if error.status() == Some(401))
+        && config::Setup::resolve(matches).is_ok_and(|setup| setup.api_key().is_none())
 }
 
 async fn dispatch(

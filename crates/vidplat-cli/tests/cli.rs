@@ -2576,6 +2576,35 @@ async fn a_batch_names_every_refused_row_and_sends_nothing() {
     assert_eq!(cli.task_inputs().await.len(), 497);
 }
 
+/// A 401 sent without a key says where a key goes; with a key (a wrong one), the error stands alone.
+#[tokio::test]
+async fn a_401_without_an_api_key_says_where_a_key_goes() {
+    let cli = Cli::start().await;
+    let mut command = cli.command(&["encoder", "get-task-counts"]);
+    command.env_remove("VIDPLAT_API_KEY");
+    let keyless = cli.run_with(command, "").await;
+    assert_eq!(keyless.code, 1, "{keyless:?}");
+    assert_eq!(keyless.stdout, "");
+    assert_eq!(
+        keyless.stderr,
+        "error: the service answered 401 REQUEST_UNAUTHORIZED\n\
+         tip: no API key was given: --api-key-file FILE, VIDPLAT_API_KEY, or a profile (`vidplat profile add`)\n"
+    );
+
+    let mut command = cli.command(&["encoder", "get-task-counts"]);
+    command.env("VIDPLAT_API_KEY", "not-the-account-key");
+    let wrong = cli.run_with(command, "").await;
+    assert_eq!(wrong.code, 1, "{wrong:?}");
+    assert_eq!(wrong.stderr, "error: the service answered 401 REQUEST_UNAUTHORIZED\n");
+
+    // JSON errors are for programs: the same error, no tip.
+    let mut command = cli.command(&["encoder", "get-task-counts", "-o", "json"]);
+    command.env_remove("VIDPLAT_API_KEY");
+    let json = cli.run_with(command, "").await;
+    assert_eq!(json.code, 1, "{json:?}");
+    assert!(!json.stderr.contains("tip:"), "{json:?}");
+}
+
 /// A batch of a service the set-up gives no URL is refused once, before any
 /// row is read into a request (it was refused once for every row).
 #[tokio::test]
