@@ -27,7 +27,8 @@ async fn main() -> Result<()> {
     };
     let client = sim.client().analytics_quota(quota).build()?;
 
-    // Progress: "waiting 2 s for the per-minute analytics quota" whenever a page waits for its turn.
+    // Progress, whenever a page waits for its turn (counted from the end of the call a window before, plus a margin):
+    // "waiting 3 s for the per-minute analytics quota".
     if let Some(limiter) = client.analytics_quota() {
         let mut waits = limiter.watch_waits();
         tokio::spawn(async move {
