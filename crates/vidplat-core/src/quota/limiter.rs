@@ -732,6 +732,12 @@ mod tests {
             limiter.acquire(&LIMITED, None).await.err().map(|r| r.quota),
             Some(Quota::Month)
         );
+
+        // The caller's month turns: the count starts again.
+        limiter.reset_month();
+        assert_eq!(limiter.remaining(), 5);
+        assert!(limiter.acquire(&REALTIME, None).await.is_ok());
+        assert_eq!(limiter.usage().used, 1);
     }
 
     #[tokio::test(start_paused = true)]

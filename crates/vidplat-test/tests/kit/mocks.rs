@@ -73,6 +73,18 @@ async fn a_rule_matches_the_typed_body_and_the_journal_reads_it_back() {
     let files: Vec<&str> = sent.iter().map(|s| s.body.input_filepath.as_str()).collect();
     assert_eq!(files, ["movie.mp4", "other.mp4"]);
     assert_eq!(sent[0].body.profile_id.get(), 1);
+    // The untyped journal: each request's line, operation and body bytes as sent.
+    let received = mock.received();
+    assert_eq!(
+        (received[1].line(), received[1].operation()),
+        ("POST /v1/tasks".to_owned(), "register_task")
+    );
+    let body: serde_json::Value = serde_json::from_slice(received[1].body_bytes().unwrap()).unwrap();
+    assert_eq!(
+        body,
+        // The builder's documented defaults are sent too.
+        serde_json::json!({"input_filepath": "other.mp4", "priority": 50, "profile_id": 1, "upload_type": "internal"})
+    );
 }
 
 #[tokio::test(start_paused = true)]
