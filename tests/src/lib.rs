@@ -4,8 +4,11 @@ pub mod bounds;
 pub mod driver;
 pub mod generated;
 pub mod redis_server;
+mod required;
 pub mod samples;
 pub mod surface;
+
+pub use required::required;
 
 /// The README's Rust examples, compiled (and run unless marked `no_run`) as
 /// doc tests by `cargo xtask test`, so they cannot drift from the SDK.
@@ -55,17 +58,6 @@ pub mod book {
 }
 
 use std::path::{Path, PathBuf};
-
-/// Whether a tool the tests can do without is required, as `cargo xtask ci`
-/// requires them: `VIDPLAT_REQUIRE_<TOOL>=1`. Any other value, `0` included,
-/// lets a test without the tool say "skipped" and pass.
-pub fn required(variable: &str) -> bool {
-    requires(std::env::var_os(variable).as_deref())
-}
-
-fn requires(value: Option<&std::ffi::OsStr>) -> bool {
-    value.is_some_and(|value| value == "1")
-}
 
 /// The README and every page of the book's own folder (`docs/`), sorted.
 pub fn book_pages() -> Vec<PathBuf> {
@@ -137,19 +129,5 @@ pub fn only_refusal(error: &vidplat::Error) -> Option<(&str, &str)> {
             refusals.iter().next().map(|refusal| (refusal.path(), refusal.rule()))
         }
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::requires;
-
-    /// `=1` requires a tool; unset, empty or `0` does not (`0` once required it).
-    #[test]
-    fn only_one_requires_a_tool() {
-        assert!(requires(Some("1".as_ref())));
-        for value in [None, Some(""), Some("0"), Some("true")] {
-            assert!(!requires(value.map(AsRef::as_ref)), "{value:?}");
-        }
     }
 }
