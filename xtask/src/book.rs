@@ -537,10 +537,8 @@ mod phrase_tests {
 /// `target/book-screenshot.png`. Says it skipped without Chromium or Node,
 /// unless `VIDPLAT_REQUIRE_BROWSER=1`.
 pub fn check_in_browser(book: &Path, target: &Path) -> Result<()> {
-    let Some(browser) = Browser::on_path() else {
-        if crate::process::required("VIDPLAT_REQUIRE_BROWSER") {
-            bail!("the book's browser check needs chromium and node on PATH (VIDPLAT_REQUIRE_BROWSER=1)");
-        }
+    let Some(browser) = found_or_skipped(Browser::on_path(), crate::process::required("VIDPLAT_REQUIRE_BROWSER"))?
+    else {
         println!("book in a browser: skipped (no chromium or node on PATH)");
         return Ok(());
     };
@@ -552,7 +550,18 @@ pub fn check_in_browser(book: &Path, target: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The browser, `None` to skip the check, or the error when it is required and missing.
+fn found_or_skipped(browser: Option<Browser>, required: bool) -> Result<Option<Browser>> {
+    match browser {
+        None if required => {
+            bail!("the book's browser check needs chromium and node on PATH (VIDPLAT_REQUIRE_BROWSER=1)")
+        }
+        browser => Ok(browser),
+    }
+}
+
 /// Chromium and Node, found on `PATH`.
+#[derive(Debug)]
 struct Browser {
     chromium: PathBuf,
     node: PathBuf,
@@ -701,6 +710,19 @@ fn serve(root: &Path, mut stream: std::net::TcpStream) -> std::io::Result<()> {
 #[cfg(test)]
 mod browser_tests {
     use super::*;
+
+    /// Without Chromium or Node the check is skipped, unless it is required.
+    #[test]
+    fn a_missing_browser_is_skipped_unless_required() {
+        assert!(found_or_skipped(None, false).unwrap().is_none());
+        let error = found_or_skipped(None, true).unwrap_err().to_string();
+        assert!(error.contains("VIDPLAT_REQUIRE_BROWSER=1"), "{error}");
+        let browser = Browser {
+            chromium: "chromium".into(),
+            node: "node".into(),
+        };
+        assert!(found_or_skipped(Some(browser), true).unwrap().is_some());
+    }
 
     /// A page with what the check looks for: the title, two sidebar chapters and a search hit.
     const PAGE: &str = r#"<!DOCTYPE html><html><head><meta charset="utf-8"><title>A page - vidplat</title><link rel="icon" href="data:,"></head><body>
