@@ -136,7 +136,20 @@ const NO_KEY_TIP: &str =
 
 fn unauthorized_without_key(failure: &Failure, matches: &ArgMatches) -> bool {
     matches!(failure, Failure::Sdk(error) if error.status() == Some(401))
+        && !sent_without_key_by_design(matches)
         && config::Setup::resolve(matches).is_ok_and(|setup| setup.api_key().is_none())
+}
+
+/// An operation that authenticates otherwise (the basic real-time counts, by login ID).
+fn sent_without_key_by_design(matches: &ArgMatches) -> bool {
+    let Some((name, sub)) = matches.subcommand() else {
+        return false;
+    };
+    let service = SERVICES.into_iter().find(|service| service.as_str() == name);
+    service
+        .zip(sub.subcommand_name())
+        .and_then(|(service, command)| find(service, command))
+        .is_some_and(|spec| !spec.operation.authenticated)
 }
 
 async fn dispatch(

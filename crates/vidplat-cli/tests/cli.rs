@@ -2603,6 +2603,16 @@ async fn a_401_without_an_api_key_says_where_a_key_goes() {
     let json = cli.run_with(command, "").await;
     assert_eq!(json.code, 1, "{json:?}");
     assert!(!json.stderr.contains("tip:"), "{json:?}");
+
+    // The basic real-time counts authenticate by login ID, never by key: a key would not help.
+    let mut command = cli.command(&["analytics", "basic-realtime-user-counts", "--login-id", "someone@else"]);
+    command.env_remove("VIDPLAT_API_KEY");
+    let by_login = cli.run_with(command, "").await;
+    assert_eq!(by_login.code, 1, "{by_login:?}");
+    assert_eq!(
+        by_login.stderr,
+        "error: the service answered 401 REQUEST_UNAUTHORIZED\n"
+    );
 }
 
 /// A batch of a service the set-up gives no URL is refused once, before any
