@@ -8,6 +8,11 @@ use vidplat_core::{Kind, Place, Service};
 
 pub const SERVICES: [Service; 3] = [Service::Encoder, Service::Vms, Service::Analytics];
 
+/// The service whose command is `name` (`encoder`, `vms`, `analytics`).
+pub fn service_named(name: &str) -> Option<Service> {
+    SERVICES.into_iter().find(|service| service.as_str() == name)
+}
+
 /// The whole `vidplat` command, every command made: to read the tree
 /// (help, completion, man pages).
 pub fn root() -> Command {

@@ -222,9 +222,9 @@ impl fmt::Display for Failure {
             // The SDK's words say "set it on the builder"; a shell user has a flag, the variable and profiles.
             Failure::Sdk(Error::Config(vidplat::ConfigError::MissingBaseUrl { service, variable })) => write!(
                 f,
-                "client configuration: no base URL for the {service} service: give --{service}-url, set \
-                 {variable}, or add a profile (`vidplat profile add`); `vidplat sim --print-env` prints a \
-                 local simulator's"
+                "client configuration: no base URL for the {service} service: give --{}, set {variable}, or \
+                 add a profile (`vidplat profile add`); `vidplat sim --print-env` prints a local simulator's",
+                url_flag(*service)
             ),
             Failure::Sdk(error) => error.fmt(f),
             Failure::Invalid { field, rule } => write!(f, "invalid input, not sent: `{field}` {rule}"),
@@ -260,6 +260,12 @@ impl fmt::Display for Failure {
             Failure::Output(e) => write!(f, "writing the output: {e}"),
         }
     }
+}
+
+/// The global flag that gives `service`'s base URL (`encoder-url`); the
+/// crate's tests check that the command line has it.
+pub(crate) fn url_flag(service: vidplat_core::Service) -> String {
+    format!("{service}-url")
 }
 
 impl From<Error> for Failure {

@@ -21,7 +21,7 @@ pub use command::{root, root_to_run, EXIT_CODES};
 pub use failure::Exit;
 pub use output::TerminalSafe;
 
-use crate::command::{find, SERVICES};
+use crate::command::{find, service_named};
 use crate::commands::{Extra, Invocation};
 use crate::failure::Failure;
 use crate::output::Format;
@@ -145,8 +145,7 @@ fn sent_without_key_by_design(matches: &ArgMatches) -> bool {
     let Some((name, sub)) = matches.subcommand() else {
         return false;
     };
-    let service = SERVICES.into_iter().find(|service| service.as_str() == name);
-    service
+    service_named(name)
         .zip(sub.subcommand_name())
         .and_then(|(service, command)| find(service, command))
         .is_some_and(|spec| !spec.operation.authenticated)
@@ -173,10 +172,7 @@ async fn dispatch(
         let invocation = invocation(matches, sub, io, format, shape, timeout);
         return extra.run(invocation).await;
     }
-    let service = SERVICES
-        .into_iter()
-        .find(|s| s.as_str() == name)
-        .ok_or_else(|| Failure::invalid("vidplat", format!("has no command `{name}`")))?;
+    let service = service_named(name).ok_or_else(|| Failure::invalid("vidplat", format!("has no command `{name}`")))?;
     let (command, op_matches) = sub
         .subcommand()
         .ok_or_else(|| Failure::invalid(name, "needs a command"))?;
@@ -303,9 +299,7 @@ fn takes_set(argv: &[OsString]) -> bool {
         let (Some(service), Some(command)) = (pair[0].to_str(), pair[1].to_str()) else {
             return false;
         };
-        SERVICES
-            .into_iter()
-            .find(|s| s.as_str() == service)
+        service_named(service)
             .and_then(|service| find(service, command))
             .and_then(|spec| spec.operation.body)
             .is_some_and(|body| body.json)
@@ -317,7 +311,7 @@ fn takes_set(argv: &[OsString]) -> bool {
 fn interruption_note(matches: &ArgMatches) -> String {
     let export = matches
         .subcommand()
-        .and_then(|(service, sub)| Some((SERVICES.into_iter().find(|s| s.as_str() == service)?, sub)))
+        .and_then(|(service, sub)| Some((service_named(service)?, sub)))
         .and_then(|(service, sub)| Some((service, sub.subcommand()?)))
         .filter(|(service, (name, _))| Extra::find(Some(*service), name) == Some(Extra::Export));
     export
@@ -434,4 +428,20 @@ fn debug_subscriber() -> tracing::subscriber::DefaultGuard {
         .finish()
         .with(only_vidplat);
     tracing::subscriber::set_default(subscriber)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The missing-URL message names each service's URL flag: the command line has each.
+    #[test]
+    fn each_service_has_the_url_flag_the_missing_url_message_names() {
+        let root = crate::command::root();
+        for service in crate::command::SERVICES {
+            let flag = crate::failure::url_flag(service);
+            assert!(
+                root.get_arguments().any(|arg| arg.get_long() == Some(flag.as_str())),
+                "--{flag}"
+            );
+        }
+    }
 }
