@@ -537,11 +537,10 @@ mod phrase_tests {
 /// `target/book-screenshot.png`. Says it skipped without Chromium or Node,
 /// unless `VIDPLAT_REQUIRE_BROWSER=1`.
 pub fn check_in_browser(book: &Path, target: &Path) -> Result<()> {
-    let Some(browser) = found_or_skipped(Browser::on_path(), crate::process::required("VIDPLAT_REQUIRE_BROWSER"))?
-    else {
-        println!("book in a browser: skipped (no chromium or node on PATH)");
+    if !crate::process::tools_found(BROWSER_STEP, &BROWSER_TOOLS, on_path, REQUIRE_BROWSER)? {
         return Ok(());
-    };
+    }
+    let browser = Browser::on_path().context("chromium and node, found on PATH a moment ago")?;
     let summary = std::fs::read_to_string(repo_root().join(BOOK_DIR).join("SUMMARY.md"))?;
     let chapters = summary.lines().filter(|line| line.contains("](")).count();
     let screenshot = target.join("book-screenshot.png");
@@ -550,18 +549,25 @@ pub fn check_in_browser(book: &Path, target: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The browser, `None` to skip the check, or the error when it is required and missing.
-fn found_or_skipped(browser: Option<Browser>, required: bool) -> Result<Option<Browser>> {
-    match browser {
-        None if required => {
-            bail!("the book's browser check needs chromium and node on PATH (VIDPLAT_REQUIRE_BROWSER=1)")
-        }
-        browser => Ok(browser),
+/// Makes a missing Chromium or Node an error.
+const REQUIRE_BROWSER: &str = "VIDPLAT_REQUIRE_BROWSER";
+const BROWSER_TOOLS: [&str; 2] = ["chromium", "node"];
+const BROWSER_STEP: &str = "book in a browser";
+
+/// Whether `tool` of [`BROWSER_TOOLS`] is on `PATH`.
+fn on_path(tool: &str) -> bool {
+    tool_program(tool).is_some()
+}
+
+/// The program of `tool`: Chromium under either of its names.
+fn tool_program(tool: &str) -> Option<PathBuf> {
+    match tool {
+        "chromium" => ["chromium", "chromium-browser"].into_iter().find_map(program),
+        _ => program(tool),
     }
 }
 
 /// Chromium and Node, found on `PATH`.
-#[derive(Debug)]
 struct Browser {
     chromium: PathBuf,
     node: PathBuf,
@@ -570,8 +576,8 @@ struct Browser {
 impl Browser {
     fn on_path() -> Option<Self> {
         Some(Self {
-            chromium: ["chromium", "chromium-browser"].into_iter().find_map(program)?,
-            node: program("node")?,
+            chromium: tool_program("chromium")?,
+            node: tool_program("node")?,
         })
     }
 
@@ -711,17 +717,21 @@ fn serve(root: &Path, mut stream: std::net::TcpStream) -> std::io::Result<()> {
 mod browser_tests {
     use super::*;
 
+    /// Whether the browser check runs, given what is on `PATH` and whether it is required.
+    fn skipped(on_path: impl Fn(&str) -> bool, require: bool) -> Result<Option<String>> {
+        crate::process::skipped_without(BROWSER_STEP, &BROWSER_TOOLS, on_path, REQUIRE_BROWSER, require)
+    }
+
     /// Without Chromium or Node the check is skipped, unless it is required.
     #[test]
     fn a_missing_browser_is_skipped_unless_required() {
-        assert!(found_or_skipped(None, false).unwrap().is_none());
-        let error = found_or_skipped(None, true).unwrap_err().to_string();
+        assert_eq!(
+            skipped(|tool| tool != "chromium", false).unwrap().as_deref(),
+            Some("chromium not on PATH")
+        );
+        let error = skipped(|_| false, true).unwrap_err().to_string();
         assert!(error.contains("VIDPLAT_REQUIRE_BROWSER=1"), "{error}");
-        let browser = Browser {
-            chromium: "chromium".into(),
-            node: "node".into(),
-        };
-        assert!(found_or_skipped(Some(browser), true).unwrap().is_some());
+        assert_eq!(skipped(|_| true, true).unwrap(), None);
     }
 
     /// A page with what the check looks for: the title, two sidebar chapters and a search hit.
@@ -738,13 +748,13 @@ mod browser_tests {
     /// folder and a folder of Chromium's own in the temporary directory.
     #[test]
     fn a_check_leaves_nothing_in_the_temporary_directory() {
-        let Some(browser) = Browser::on_path() else {
-            assert!(
-                !crate::process::required("VIDPLAT_REQUIRE_BROWSER"),
-                "no chromium or node on PATH (VIDPLAT_REQUIRE_BROWSER=1)"
-            );
+        if skipped(on_path, crate::process::required(REQUIRE_BROWSER))
+            .unwrap()
+            .is_some()
+        {
             return;
-        };
+        }
+        let browser = Browser::on_path().unwrap();
         let dir = std::env::temp_dir().join(format!("xtask-browser-check-{}", std::process::id()));
         let (book, temp) = (dir.join("book"), dir.join("temp"));
         std::fs::create_dir_all(&book).unwrap();

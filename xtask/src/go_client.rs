@@ -49,29 +49,10 @@ pub(crate) fn bulk_registered_id_cases(list: &[Body]) -> Result<()> {
     }
 }
 
-/// Whether the Go step runs: `Ok(None)` when it does, `Ok(Some(why))` when it is
-/// skipped (a tool is missing), an error when a tool is missing under `require`.
-fn skipped(on_path: impl Fn(&str) -> bool, require: bool) -> Result<Option<String>> {
-    skipped_without("go clients", &["go", "java"], on_path, require)
-}
-
-/// Whether the lint step `step` runs without `tools` (see [`skipped`]).
-pub(crate) fn skipped_without(
-    step: &str,
-    tools: &[&str],
-    on_path: impl Fn(&str) -> bool,
-    require: bool,
-) -> Result<Option<String>> {
-    let missing: Vec<&str> = tools.iter().copied().filter(|tool| !on_path(tool)).collect();
-    if missing.is_empty() {
-        return Ok(None);
-    }
-    let why = format!("{} not on PATH", missing.join(" and "));
-    if require {
-        bail!("{step}: {why}, and VIDPLAT_REQUIRE_GO=1 requires it");
-    }
-    Ok(Some(why))
-}
+/// Makes a missing `go` or `java` an error, for the Go step and the TypeScript client's.
+pub(crate) const REQUIRE_GO: &str = "VIDPLAT_REQUIRE_GO";
+const GO_TOOLS: [&str; 2] = ["go", "java"];
+const GO_STEP: &str = "go clients";
 
 /// Whether `tool` runs (asked for its version).
 pub(crate) fn on_path(tool: &str) -> bool {
@@ -99,9 +80,7 @@ pub struct Tools {
 /// `bodies/<service>-bodies.json`.
 pub fn run_all(tools: &Tools, out: &Path, bodies: &Path) -> Result<()> {
     let started = Instant::now();
-    let require = crate::process::required("VIDPLAT_REQUIRE_GO");
-    if let Some(why) = skipped(on_path, require)? {
-        println!("go clients: skipped: {why} (VIDPLAT_REQUIRE_GO=1 makes this an error)");
+    if !crate::process::tools_found(GO_STEP, &GO_TOOLS, on_path, REQUIRE_GO)? {
         return Ok(());
     }
     let go_version = String::from_utf8_lossy(&go(tools).arg("version").output()?.stdout)
@@ -595,6 +574,12 @@ mod tests {
         }}});
         let error = go_targets(&spec, &bodies(&["Task"]), &BTreeSet::new()).unwrap_err();
         assert!(error.to_string().contains("no Go type Task"), "{error}");
+    }
+
+    /// Whether the Go step runs: `Ok(None)` when it does, `Ok(Some(why))` when it is
+    /// skipped (a tool is missing), an error when a tool is missing under `require`.
+    fn skipped(on_path: impl Fn(&str) -> bool, require: bool) -> Result<Option<String>> {
+        crate::process::skipped_without(GO_STEP, &GO_TOOLS, on_path, REQUIRE_GO, require)
     }
 
     #[test]

@@ -26,3 +26,36 @@ fn describe(command: &Command) -> String {
     let args: Vec<_> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
     format!("`{program} {}`", args.join(" "))
 }
+
+/// Whether the step `step` runs: `Ok(true)` when each of `tools` is found
+/// (`on_path`). Otherwise it says it skipped and why (`Ok(false)`), or fails
+/// when `variable` (`VIDPLAT_REQUIRE_<TOOL>`) requires the tools.
+pub fn tools_found(step: &str, tools: &[&str], on_path: impl Fn(&str) -> bool, variable: &str) -> Result<bool> {
+    match skipped_without(step, tools, on_path, variable, required(variable))? {
+        None => Ok(true),
+        Some(why) => {
+            println!("{step}: skipped: {why} ({variable}=1 makes this an error)");
+            Ok(false)
+        }
+    }
+}
+
+/// Why the step `step` is skipped without `tools` (`None`: it runs), or the
+/// error when `require` (the value of `variable`) requires them.
+pub fn skipped_without(
+    step: &str,
+    tools: &[&str],
+    on_path: impl Fn(&str) -> bool,
+    variable: &str,
+    require: bool,
+) -> Result<Option<String>> {
+    let missing: Vec<&str> = tools.iter().copied().filter(|tool| !on_path(tool)).collect();
+    if missing.is_empty() {
+        return Ok(None);
+    }
+    let why = format!("{} not on PATH", missing.join(" and "));
+    if require {
+        bail!("{step}: {why}, and {variable}=1 requires it");
+    }
+    Ok(Some(why))
+}

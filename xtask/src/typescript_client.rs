@@ -49,10 +49,13 @@ console.log(checked);
 /// BulkRegistration bodies of `bodies/vms-bodies.json`.
 pub fn run(generator: &Path, tsc: &Path, out: &Path, bodies: &Path) -> Result<()> {
     let started = Instant::now();
-    let require = crate::process::required("VIDPLAT_REQUIRE_GO");
-    let step = "typescript-fetch client";
-    if let Some(why) = crate::go_client::skipped_without(step, &["java", "node"], crate::go_client::on_path, require)? {
-        println!("{step}: skipped: {why} (VIDPLAT_REQUIRE_GO=1 makes this an error)");
+    let found = crate::process::tools_found(
+        "typescript-fetch client",
+        &["java", "node"],
+        crate::go_client::on_path,
+        crate::go_client::REQUIRE_GO,
+    )?;
+    if !found {
         return Ok(());
     }
     let file = bodies.join("vms-bodies.json");
