@@ -2580,9 +2580,15 @@ async fn a_batch_names_every_refused_row_and_sends_nothing() {
 #[tokio::test]
 async fn a_401_without_an_api_key_says_where_a_key_goes() {
     let cli = Cli::start().await;
-    let mut command = cli.command(&["encoder", "get-task-counts"]);
-    command.env_remove("VIDPLAT_API_KEY");
-    let keyless = cli.run_with(command, "").await;
+    let run = |args: &[&str], key: Option<&str>| {
+        let mut command = cli.command(args);
+        match key {
+            Some(key) => command.env("VIDPLAT_API_KEY", key),
+            None => command.env_remove("VIDPLAT_API_KEY"),
+        };
+        cli.run_with(command, "")
+    };
+    let keyless = run(&["encoder", "get-task-counts"], None).await;
     assert_eq!(keyless.code, 1, "{keyless:?}");
     assert_eq!(keyless.stdout, "");
     assert_eq!(
@@ -2591,23 +2597,21 @@ async fn a_401_without_an_api_key_says_where_a_key_goes() {
          tip: no API key was given: --api-key-file FILE, VIDPLAT_API_KEY, or a profile (`vidplat profile add`)\n"
     );
 
-    let mut command = cli.command(&["encoder", "get-task-counts"]);
-    command.env("VIDPLAT_API_KEY", "not-the-account-key");
-    let wrong = cli.run_with(command, "").await;
+    let wrong = run(&["encoder", "get-task-counts"], Some("not-the-account-key")).await;
     assert_eq!(wrong.code, 1, "{wrong:?}");
     assert_eq!(wrong.stderr, "error: the service answered 401 REQUEST_UNAUTHORIZED\n");
 
     // JSON errors are for programs: the same error, no tip.
-    let mut command = cli.command(&["encoder", "get-task-counts", "-o", "json"]);
-    command.env_remove("VIDPLAT_API_KEY");
-    let json = cli.run_with(command, "").await;
+    let json = run(&["encoder", "get-task-counts", "-o", "json"], None).await;
     assert_eq!(json.code, 1, "{json:?}");
     assert!(!json.stderr.contains("tip:"), "{json:?}");
 
     // The basic real-time counts authenticate by login ID, never by key: a key would not help.
-    let mut command = cli.command(&["analytics", "basic-realtime-user-counts", "--login-id", "someone@else"]);
-    command.env_remove("VIDPLAT_API_KEY");
-    let by_login = cli.run_with(command, "").await;
+    let by_login = run(
+        &["analytics", "basic-realtime-user-counts", "--login-id", "someone@else"],
+        None,
+    )
+    .await;
     assert_eq!(by_login.code, 1, "{by_login:?}");
     assert_eq!(
         by_login.stderr,
