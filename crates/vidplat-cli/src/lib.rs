@@ -432,16 +432,20 @@ fn debug_subscriber() -> tracing::subscriber::DefaultGuard {
 
 #[cfg(test)]
 mod tests {
-    /// The missing-URL message names each service's URL flag: the command line has each.
+    /// The missing-URL message names each service's URL flag, `vidplat profile
+    /// add` and `vidplat sim --print-env`: the command line has each.
     #[test]
-    fn each_service_has_the_url_flag_the_missing_url_message_names() {
+    fn the_command_line_has_what_the_missing_url_message_names() {
         let root = crate::command::root();
+        let has_flag =
+            |command: &clap::Command, flag: &str| command.get_arguments().any(|arg| arg.get_long() == Some(flag));
         for service in crate::command::SERVICES {
             let flag = crate::failure::url_flag(service);
-            assert!(
-                root.get_arguments().any(|arg| arg.get_long() == Some(flag.as_str())),
-                "--{flag}"
-            );
+            assert!(has_flag(&root, &flag), "--{flag}");
         }
+        let profile = root.find_subcommand("profile").expect("vidplat profile");
+        assert!(profile.find_subcommand("add").is_some(), "vidplat profile add");
+        let sim = root.find_subcommand("sim").expect("vidplat sim");
+        assert!(has_flag(sim, "print-env"), "vidplat sim --print-env");
     }
 }
