@@ -10,6 +10,7 @@ mod crosscheck;
 mod diagnostics;
 mod gaps;
 mod go_client;
+mod lines;
 mod lint;
 mod process;
 // Read by its own tests, which keep vidplat-core and this xtask free of module cycles.
@@ -84,6 +85,9 @@ enum Task {
     /// `vidplat encoder list-tasks --all --output ndjson` against the equivalent SDK program,
     /// whole processes over a local server: time ratio and peak memory at several list lengths.
     CliBench(cli_bench::Options),
+    /// The hand-written source lines of the library crates at a commit (generated files and
+    /// `#[cfg(test)]` items left out), per crate.
+    Lines(lines::Options),
     /// The command line's man pages into DIR (`vidplat man DIR`: vidplat.1 and one per command).
     Man { dir: PathBuf },
     /// Everything CI runs: fmt, clippy, docs, lint, crosscheck, codegen checks, tests, package, conformance.
@@ -133,6 +137,7 @@ fn main() -> Result<()> {
         Task::Package => publish::package(),
         Task::BuildCost(options) => build_cost::run(&options),
         Task::CliBench(options) => cli_bench::run(&options),
+        Task::Lines(options) => lines::run(&options),
         Task::Ci { docs } => ci(docs.as_deref()),
     }
 }
@@ -529,7 +534,7 @@ mod tests {
             .get_subcommands()
             .map(|c| c.get_name().to_owned())
             .collect();
-        assert_eq!(tasks.len(), 12, "{tasks:?}");
+        assert_eq!(tasks.len(), 13, "{tasks:?}");
         for task in tasks {
             let error = Cli::try_parse_from(["cargo xtask", task.as_str(), "--help"]).unwrap_err();
             assert_eq!(error.kind(), clap::error::ErrorKind::DisplayHelp, "{task}");

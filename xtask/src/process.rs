@@ -18,6 +18,20 @@ pub fn run(command: &mut Command) -> Result<()> {
     Ok(())
 }
 
+/// Runs `command` to its end and returns what it printed on stdout, as text.
+pub fn output(command: &mut Command) -> Result<String> {
+    let output = command.output().with_context(|| format!("starting {command:?}"))?;
+    if !output.status.success() {
+        bail!(
+            "{} failed ({}): {}",
+            describe(command),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim_end()
+        );
+    }
+    String::from_utf8(output.stdout).with_context(|| format!("{} printed text that is not UTF-8", describe(command)))
+}
+
 fn describe(command: &Command) -> String {
     let program = Path::new(command.get_program())
         .file_name()
