@@ -218,15 +218,11 @@ impl Files {
         for index in 0..slots.max(1) {
             let path = self.slot_path(index);
             let mut file = Self::open(&path)?;
-            match file.try_lock() {
-                Ok(()) => {
-                    file.set_len(0)
-                        .and_then(|()| file.write_all(&mark.to_le_bytes()))
-                        .map_err(|e| unavailable("writing", &path, e))?;
-                    return Ok(Some((file, index)));
-                }
-                Err(TryLockError::WouldBlock) => {}
-                Err(TryLockError::Error(e)) => return Err(unavailable("locking", &path, e)),
+            if !held_elsewhere(&file).map_err(|e| unavailable("locking", &path, e))? {
+                file.set_len(0)
+                    .and_then(|()| file.write_all(&mark.to_le_bytes()))
+                    .map_err(|e| unavailable("writing", &path, e))?;
+                return Ok(Some((file, index)));
             }
         }
         Ok(None)
