@@ -36,8 +36,8 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
+use vidplat_core::{without_credentials, Quota, QuotaRefusal, WaitCause};
 use vidplat_core::{Lease, SharedQuota, StoreFuture, StoreUnavailable, Turn, TurnTaken, WhenUnavailable};
-use vidplat_core::{Quota, QuotaConfig, QuotaRefusal, WaitCause, Waiting};
 
 /// What a call does when Redis cannot be reached (the name it had before
 /// every shared store had it).
@@ -146,23 +146,17 @@ fn check_account(account: &str) -> Result<(), RedisQuotaError> {
 fn parse_url(url: &str) -> Result<redis::ConnectionInfo, RedisQuotaError> {
     use redis::IntoConnectionInfo;
     let info = url.into_connection_info().map_err(|e| RedisQuotaError {
-        message: format!("invalid URL {}: {:?}", redact_url(url), e.kind()),
+        message: format!("invalid URL {}: {:?}", without_credentials(url), e.kind()),
     })?;
     if let redis::ConnectionAddr::TcpTls { insecure: true, .. } = info.addr() {
         return Err(RedisQuotaError {
             message: format!(
                 "{}: `#insecure` (TLS without checking the server's name) is not supported",
-                redact_url(url)
+                without_credentials(url)
             ),
         });
     }
     Ok(info)
-}
-
-/// The URL with any password replaced by `***` (the URL is shown in Debug output and logs).
-fn redact_url(url: &str) -> String {
-    // Every form: `user:password@`, and the `pass=`/`password=` of the unix-socket URLs.
-    vidplat_core::without_credentials(url).into_owned()
 }
 
 impl RedisQuota {
@@ -177,7 +171,7 @@ impl RedisQuota {
         Ok(Self::build(
             Nodes::standalone(info.addr().clone()),
             info.redis_settings().clone(),
-            redact_url(url),
+            without_credentials(url).into_owned(),
             account.to_owned(),
             Settings::default(),
         ))
@@ -205,33 +199,30 @@ impl RedisQuota {
         // Each node's address and login, and its URL as it may be shown.
         let nodes = node_urls
             .into_iter()
-            .map(|url| Ok((parse_url(url.as_ref())?, redact_url(url.as_ref()))))
+            .map(|url| Ok((parse_url(url.as_ref())?, without_credentials(url.as_ref()).into_owned())))
             .collect::<Result<Vec<_>, RedisQuotaError>>()?;
         let Some((first, _)) = nodes.first() else {
             return Err(RedisQuotaError {
                 message: "a cluster store needs the URL of at least one node".to_owned(),
             });
         };
-        let mut addrs = Vec::new();
-        for (info, shown) in &nodes {
-            let addr = info.addr();
-            let same_kind = matches!(
-                (addr, first.addr()),
-                (redis::ConnectionAddr::Tcp(..), redis::ConnectionAddr::Tcp(..))
-                    | (
-                        redis::ConnectionAddr::TcpTls { .. },
-                        redis::ConnectionAddr::TcpTls { .. }
-                    )
-            );
-            if !same_kind {
-                return Err(RedisQuotaError {
-                    message: format!(
-                        "{shown}: every node of a cluster is reached the same way (all redis:// or all rediss://; no unix socket)"
-                    ),
-                });
-            }
-            addrs.push(addr.clone());
+        // Whether a node is reached over TLS; `None`: not over TCP.
+        let tls = |info: &redis::ConnectionInfo| match info.addr() {
+            redis::ConnectionAddr::Tcp(..) => Some(false),
+            redis::ConnectionAddr::TcpTls { .. } => Some(true),
+            _ => None,
+        };
+        if let Some((_, shown)) = nodes
+            .iter()
+            .find(|(info, _)| tls(info).is_none() || tls(info) != tls(first))
+        {
+            return Err(RedisQuotaError {
+                message: format!(
+                    "{shown}: every node of a cluster is reached the same way (all redis:// or all rediss://; no unix socket)"
+                ),
+            });
         }
+        let addrs = nodes.iter().map(|(info, _)| info.addr().clone()).collect();
         let shown: Vec<&str> = nodes.iter().map(|(_, shown)| shown.as_str()).collect();
         Ok(Self::build(
             Nodes::cluster(addrs),
@@ -352,21 +343,14 @@ impl RedisQuota {
             }
             Err(failed.map(|e| quoted(&e.to_string(), 200)).unwrap_or_default())
         };
-        let connection = match tokio::time::timeout(timeout, connect).await {
-            Ok(Ok(connection)) => connection,
-            Ok(Err(reason)) => {
-                return Err(RedisError::Unreachable {
-                    url: inner.redacted_url.clone(),
-                    reason,
-                })
-            }
-            Err(_) => {
-                return Err(RedisError::NoAnswer {
-                    url: inner.redacted_url.clone(),
-                    within: Bound::CommandTimeout,
-                })
-            }
-        };
+        let url = || inner.redacted_url.clone();
+        let connection = tokio::time::timeout(timeout, connect)
+            .await
+            .map_err(|_| RedisError::NoAnswer {
+                url: url(),
+                within: Bound::CommandTimeout,
+            })?
+            .map_err(|reason| RedisError::Unreachable { url: url(), reason })?;
         *slot = Some(connection.clone());
         drop(slot);
         self.listen();
@@ -478,6 +462,12 @@ impl RedisQuota {
                             | redis::ServerErrorKind::BusyLoading
                     )
                 );
+                // Escaped and cut: a hostile peer's text can neither forge log lines nor fill them.
+                let failed = |tries| RedisError::Failed {
+                    url: url.clone(),
+                    tries,
+                    reason: quoted(&e.to_string(), 200),
+                };
                 if moved {
                     // Named by the cluster: the next connection goes there (refused on a standalone store).
                     let named = e.redirect_node().map(|(addr, _)| addr.to_owned()).unwrap_or_default();
@@ -490,19 +480,10 @@ impl RedisQuota {
                         drop(connection);
                         self.forget_connection();
                     }
-                    // Escaped and cut: a hostile peer's text can neither forge log lines nor fill them.
-                    return Err(RedisError::Failed {
-                        url: url.clone(),
-                        tries: 1,
-                        reason: quoted(&e.to_string(), 200),
-                    });
+                    return Err(failed(1));
                 }
                 if asked >= MAX_CLUSTER_ASKS {
-                    return Err(RedisError::Failed {
-                        url: url.clone(),
-                        tries: asked,
-                        reason: quoted(&e.to_string(), 200),
-                    });
+                    return Err(failed(asked));
                 }
                 if asked.is_multiple_of(3) || not_run {
                     tokio::time::sleep(CLUSTER_NAP).await;
@@ -539,16 +520,16 @@ impl RedisQuota {
         }
     }
 
-    /// Waits for (or refuses) one turn. `Err(Err(message))`: Redis could not be used.
-    pub(crate) async fn take_turn(
-        &self,
-        config: &QuotaConfig,
-        limited: bool,
-        wait: bool,
-        deadline: Option<Instant>,
-        waiting: &Waiting<'_>,
-        saw_month: &(dyn Fn(u64) + Sync),
-    ) -> Result<Result<RedisLease, QuotaRefusal>, RedisError> {
+    /// Waits for (or refuses) one turn. `Err(_)`: Redis could not be used.
+    pub(crate) async fn take_turn(&self, turn: Turn<'_>) -> Result<Result<RedisLease, QuotaRefusal>, RedisError> {
+        let Turn {
+            config,
+            rate_limited: limited,
+            wait,
+            deadline,
+            waiting,
+            saw_month,
+        } = turn;
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
         let settings = self.inner.settings;
         let window = config.window.saturating_add(config.safety_margin);
@@ -593,17 +574,16 @@ impl RedisQuota {
             woken.as_mut().enable();
             let answer: Vec<i64> = match self.run(&ACQUIRE, &keys, &args, deadline).await {
                 Ok(answer) => answer,
-                Err(_) if held.is_some() && deadline.is_some_and(|at| Instant::now() >= at) => {
+                Err(e) => {
+                    let Some(held) = held.filter(|_| deadline.is_some_and(|at| Instant::now() >= at)) else {
+                        // The ticket leaves in the background (its Drop), within the command
+                        // timeout: a Redis back soon (a cluster's fail-over) then does not
+                        // keep a dead ticket at the head of the queue until it expires.
+                        return Err(e);
+                    };
                     ticket.leave().await;
-                    return Ok(Err(held.unwrap_or(QuotaRefusal {
-                        quota: Quota::Concurrency,
-                        retry_after: None,
-                    })));
+                    return Ok(Err(held));
                 }
-                // The ticket leaves in the background (its Drop), within the command
-                // timeout: a Redis back soon (a cluster's fail-over) then does not
-                // keep a dead ticket at the head of the queue until it expires.
-                Err(e) => return Err(e),
             };
             let &[code, hint, used, ahead] = answer.as_slice() else {
                 return Err(unexpected(&answer));
@@ -657,12 +637,12 @@ impl RedisQuota {
                         // The holder's lease expiry bounds the wait if no release comes.
                         nap = nap.min(hint.saturating_add(Duration::from_millis(1)));
                     }
-                    let nap = nap.max(MIN_NAP);
-                    let until = Instant::now().checked_add(nap);
-                    let until = match (until, deadline) {
-                        (Some(u), Some(d)) => Some(u.min(d)),
-                        (u, d) => u.or(d),
-                    };
+                    // The nap's end or the deadline, whichever is first.
+                    let until = Instant::now()
+                        .checked_add(nap.max(MIN_NAP))
+                        .into_iter()
+                        .chain(deadline)
+                        .min();
                     if let Some(until) = until {
                         let _ = tokio::time::timeout_at(until, woken).await;
                     }
@@ -674,34 +654,6 @@ impl RedisQuota {
                 _ => return Err(unexpected(&answer)),
             }
         }
-    }
-
-    /// The account's count this month, as Redis holds it now.
-    pub(crate) async fn month_used(&self) -> Result<u64, RedisError> {
-        let offset = self.inner.settings.utc_offset_minutes.to_string();
-        let used: i64 = self
-            .run(&MONTH_USED, &[self.inner.keys.month.as_str()], &[offset], None)
-            .await?;
-        Ok(u64::try_from(used).unwrap_or(0))
-    }
-
-    /// The account's calls in flight (live leases) and calls in the current
-    /// `window`, as Redis holds them now. Reads only.
-    pub(crate) async fn activity(&self, window: Duration) -> Result<(u64, u64), RedisError> {
-        let k = &self.inner.keys;
-        let answer: Vec<i64> = self
-            .run(
-                &ACTIVITY,
-                &[k.leases.as_str(), k.window.as_str()],
-                &[millis(window).to_string()],
-                None,
-            )
-            .await?;
-        let &[in_flight, in_window] = answer.as_slice() else {
-            return Err(unexpected(&answer));
-        };
-        let count = |n: i64| u64::try_from(n).unwrap_or(0);
-        Ok((count(in_flight), count(in_window)))
     }
 
     async fn leave(&self, token: &str) {
@@ -842,15 +794,6 @@ impl RedisLease {
             }),
         }
     }
-
-    /// Gives the slot back now and waits for Redis to confirm (bounded by the
-    /// command timeout), so a process that ends right after its call leaves
-    /// the slot free. Dropping a lease releases it in the background instead.
-    pub(crate) async fn release(mut self) {
-        if let Some(held) = self.held.take() {
-            held.end().await;
-        }
-    }
 }
 
 impl Held {
@@ -884,8 +827,15 @@ impl From<RedisQuota> for vidplat_core::QuotaStore {
 }
 
 impl Lease for RedisLease {
-    fn release(self: Box<Self>) -> StoreFuture<'static, ()> {
-        Box::pin(RedisLease::release(*self))
+    /// Gives the slot back now and waits for Redis to confirm (bounded by the
+    /// command timeout), so a process that ends right after its call leaves
+    /// the slot free. Dropping a lease releases it in the background instead.
+    fn release(mut self: Box<Self>) -> StoreFuture<'static, ()> {
+        Box::pin(async move {
+            if let Some(held) = self.held.take() {
+                held.end().await;
+            }
+        })
     }
 }
 
@@ -900,30 +850,36 @@ impl SharedQuota for RedisQuota {
 
     fn acquire<'a>(&'a self, turn: Turn<'a>) -> StoreFuture<'a, TurnTaken> {
         Box::pin(async move {
-            let decision = self
-                .take_turn(
-                    turn.config,
-                    turn.rate_limited,
-                    turn.wait,
-                    turn.deadline,
-                    turn.waiting,
-                    turn.saw_month,
-                )
-                .await
-                .map_err(StoreUnavailable::because)?;
+            let decision = self.take_turn(turn).await.map_err(StoreUnavailable::because)?;
             Ok(decision.map(|lease| Box::new(lease) as Box<dyn Lease>))
         })
     }
 
     fn month_used(&self) -> StoreFuture<'_, Result<u64, StoreUnavailable>> {
-        Box::pin(async move { RedisQuota::month_used(self).await.map_err(StoreUnavailable::because) })
+        Box::pin(async move {
+            let offset = self.inner.settings.utc_offset_minutes.to_string();
+            let used: i64 = self
+                .run(&MONTH_USED, &[self.inner.keys.month.as_str()], &[offset], None)
+                .await
+                .map_err(StoreUnavailable::because)?;
+            Ok(u64::try_from(used).unwrap_or(0))
+        })
     }
 
+    /// Reads only: expired leases and calls out of the window are counted out, not removed.
     fn activity(&self, window: Duration) -> StoreFuture<'_, Result<(u64, u64), StoreUnavailable>> {
         Box::pin(async move {
-            RedisQuota::activity(self, window)
+            let k = &self.inner.keys;
+            let keys = [k.leases.as_str(), k.window.as_str()];
+            let answer: Vec<i64> = self
+                .run(&ACTIVITY, &keys, &[millis(window).to_string()], None)
                 .await
-                .map_err(StoreUnavailable::because)
+                .map_err(StoreUnavailable::because)?;
+            let &[in_flight, in_window] = answer.as_slice() else {
+                return Err(StoreUnavailable::because(unexpected(&answer)));
+            };
+            let count = |n: i64| u64::try_from(n).unwrap_or(0);
+            Ok((count(in_flight), count(in_window)))
         })
     }
 
@@ -1184,6 +1140,7 @@ return removed
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vidplat_core::{QuotaConfig, Waiting};
 
     #[test]
     fn debug_and_errors_never_show_the_password() {
@@ -1273,9 +1230,15 @@ mod tests {
         let store = RedisQuota::new(url, "hostile").unwrap();
         let waits = tokio::sync::watch::channel(None).0;
         let waiting = Waiting::new(&waits);
-        store
-            .take_turn(&QuotaConfig::default(), true, true, deadline, &waiting, &|_| {})
-            .await
+        let turn = Turn {
+            config: &QuotaConfig::default(),
+            rate_limited: true,
+            wait: true,
+            deadline,
+            waiting: &waiting,
+            saw_month: &|_| {},
+        };
+        store.take_turn(turn).await
     }
 
     #[tokio::test]
@@ -1368,7 +1331,15 @@ mod tests {
         let waiting = Waiting::new(&waits);
         let config = QuotaConfig::default();
         // Unlimited and not queued: one script a turn, no ticket to leave afterwards.
-        store.take_turn(&config, false, false, None, &waiting, &|_| {}).await
+        let turn = Turn {
+            config: &config,
+            rate_limited: false,
+            wait: false,
+            deadline: None,
+            waiting: &waiting,
+            saw_month: &|_| {},
+        };
+        store.take_turn(turn).await
     }
 
     #[tokio::test]
