@@ -411,7 +411,7 @@ impl QuotaLimiter {
     ) -> Result<QuotaPermit, QuotaRefusal> {
         let started = Instant::now();
         if !operation.rate_limited {
-            self.count_month()?;
+            self.count_month(&mut self.state())?;
             return Ok(QuotaPermit {
                 _slot: Slot::None,
                 _held: HoldTimer::start(false),
@@ -456,10 +456,7 @@ impl QuotaLimiter {
                 let capacity = usize::try_from(self.config.calls_per_window.max(1)).unwrap_or(usize::MAX);
                 let in_window = state.running + state.ended.len();
                 if in_window < capacity {
-                    if state.month_used >= self.config.per_month {
-                        return Err(MONTH_SPENT);
-                    }
-                    state.month_used += 1;
+                    self.count_month(&mut state)?;
                     let counted_until_end = if self.config.counted_until.until_end() {
                         state.running += 1;
                         Some(self.state.clone())
@@ -500,8 +497,8 @@ impl QuotaLimiter {
         }
     }
 
-    fn count_month(&self) -> Result<(), QuotaRefusal> {
-        let mut state = self.state();
+    /// Counts one call in this process's month, unless the month is spent.
+    fn count_month(&self, state: &mut State) -> Result<(), QuotaRefusal> {
         if state.month_used >= self.config.per_month {
             return Err(MONTH_SPENT);
         }
