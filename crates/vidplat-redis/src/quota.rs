@@ -592,7 +592,7 @@ impl RedisQuota {
             // and at most what the limits allow (a window, a lease).
             let hint = Duration::from_millis(u64::try_from(hint).unwrap_or(0));
             saw_month(u64::try_from(used).unwrap_or(0));
-            let refusal = |quota, retry_after| Ok(Err(QuotaRefusal { quota, retry_after }));
+            let refusal = |quota, retry_after| QuotaRefusal { quota, retry_after };
             match code {
                 GRANTED => {
                     ticket.store = None;
@@ -604,19 +604,16 @@ impl RedisQuota {
                 }
                 MONTH_SPENT => {
                     ticket.leave().await;
-                    return refusal(Quota::Month, None);
+                    return Ok(Err(refusal(Quota::Month, None)));
                 }
                 WINDOW_FULL => {
                     let hint = hint.clamp(MIN_NAP, window.max(MIN_NAP));
                     let past = deadline.is_some_and(|at| Instant::now().checked_add(hint).is_none_or(|end| end > at));
                     if !wait || past {
                         ticket.leave().await;
-                        return refusal(Quota::PerMinute, Some(hint));
+                        return Ok(Err(refusal(Quota::PerMinute, Some(hint))));
                     }
-                    held = Some(QuotaRefusal {
-                        quota: Quota::PerMinute,
-                        retry_after: Some(hint),
-                    });
+                    held = Some(refusal(Quota::PerMinute, Some(hint)));
                     // The head of the queue sleeps exactly until the window frees a call
                     // (refreshing its ticket on the way if the wait is long).
                     waiting.show(Quota::PerMinute, WaitCause::Limit, Instant::now().checked_add(hint));
@@ -624,12 +621,9 @@ impl RedisQuota {
                 }
                 SLOT_TAKEN | QUEUED => {
                     if !wait {
-                        return refusal(Quota::Concurrency, None);
+                        return Ok(Err(refusal(Quota::Concurrency, None)));
                     }
-                    held = Some(QuotaRefusal {
-                        quota: Quota::Concurrency,
-                        retry_after: None,
-                    });
+                    held = Some(refusal(Quota::Concurrency, None));
                     let ahead = Some(u64::try_from(ahead).unwrap_or(0));
                     waiting.show(Quota::Concurrency, WaitCause::Queued { ahead }, None);
                     let mut nap = refresh;
@@ -637,18 +631,18 @@ impl RedisQuota {
                         // The holder's lease expiry bounds the wait if no release comes.
                         nap = nap.min(hint.saturating_add(Duration::from_millis(1)));
                     }
-                    // The nap's end or the deadline, whichever is first.
-                    let until = Instant::now()
-                        .checked_add(nap.max(MIN_NAP))
-                        .into_iter()
-                        .chain(deadline)
-                        .min();
+                    let nap = nap.max(MIN_NAP);
+                    let until = Instant::now().checked_add(nap);
+                    let until = match (until, deadline) {
+                        (Some(u), Some(d)) => Some(u.min(d)),
+                        (u, d) => u.or(d),
+                    };
                     if let Some(until) = until {
                         let _ = tokio::time::timeout_at(until, woken).await;
                     }
                     if deadline.is_some_and(|at| Instant::now() >= at) {
                         ticket.leave().await;
-                        return refusal(Quota::Concurrency, None);
+                        return Ok(Err(refusal(Quota::Concurrency, None)));
                     }
                 }
                 _ => return Err(unexpected(&answer)),
