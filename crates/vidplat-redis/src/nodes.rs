@@ -123,15 +123,13 @@ impl Nodes {
         };
         match state.known.iter().position(|known| *known == addr) {
             Some(at) => state.current = at,
-            None if state.known.len() < MAX_KNOWN_NODES => {
+            None => {
+                if state.known.len() >= MAX_KNOWN_NODES {
+                    // Full: the newest learned node gives way (the ones named at creation stay).
+                    state.known.pop();
+                }
                 state.known.push(addr);
                 state.current = state.known.len() - 1;
-            }
-            None => {
-                // Full: the newest learned node gives way (the ones named at creation stay).
-                let last = state.known.len() - 1;
-                state.known[last] = addr;
-                state.current = last;
             }
         }
         Ok(())
