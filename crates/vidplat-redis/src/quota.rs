@@ -652,13 +652,9 @@ impl RedisQuota {
 
     async fn leave(&self, token: &str) {
         let k = &self.inner.keys;
+        let args = [token.to_owned(), k.channel.clone()];
         let _: Result<i64, RedisError> = self
-            .run(
-                &LEAVE,
-                &[k.queue.as_str(), k.alive.as_str()],
-                &[token.to_owned(), k.channel.clone()],
-                None,
-            )
+            .run(&LEAVE, &[k.queue.as_str(), k.alive.as_str()], &args, None)
             .await;
     }
 
@@ -667,30 +663,19 @@ impl RedisQuota {
     /// counts in the window (`window` long) from now.
     pub(crate) async fn release(&self, token: &str, window: Option<Duration>) -> Result<i64, RedisError> {
         let k = &self.inner.keys;
-        self.run(
-            &RELEASE,
-            &[k.leases.as_str(), k.window.as_str()],
-            &[token.to_owned(), k.channel.clone(), self.window_life(window)],
-            None,
-        )
-        .await
+        let args = [token.to_owned(), k.channel.clone(), self.window_life(window)];
+        self.run(&RELEASE, &[k.leases.as_str(), k.window.as_str()], &args, None)
+            .await
     }
 
     /// Extends the lease of `token` if it still holds one, and (with
     /// `Some(window)`) its place in the window with it; 1 if it did.
     pub(crate) async fn renew(&self, token: &str, window: Option<Duration>) -> Result<i64, RedisError> {
         let k = &self.inner.keys;
-        self.run(
-            &RENEW,
-            &[k.leases.as_str(), k.window.as_str()],
-            &[
-                token.to_owned(),
-                millis(self.inner.settings.lease).to_string(),
-                self.window_life(window),
-            ],
-            None,
-        )
-        .await
+        let lease = millis(self.inner.settings.lease).to_string();
+        let args = [token.to_owned(), lease, self.window_life(window)];
+        self.run(&RENEW, &[k.leases.as_str(), k.window.as_str()], &args, None)
+            .await
     }
 
     /// How long the window's key outlives its last change: a call in flight

@@ -131,15 +131,8 @@ impl SharedWork {
     /// last item is finished.
     pub async fn agree_plan(&self, mine: &str) -> Result<AgreedPlan, SharedWorkError> {
         let id = format!("{:016x}", fastrand::u64(..));
-        let stored: String = self
-            .store
-            .run(
-                &AGREE,
-                &[self.plan.as_str()],
-                &[format!("{id}\n{mine}"), millis(PLAN_LIFETIME).to_string()],
-                None,
-            )
-            .await?;
+        let args = [format!("{id}\n{mine}"), millis(PLAN_LIFETIME).to_string()];
+        let stored: String = self.store.run(&AGREE, &[self.plan.as_str()], &args, None).await?;
         let (id, text) = stored.split_once('\n').ok_or_else(|| RedisError::UnexpectedAnswer {
             script: "plan",
             answer: "a plan without its id".to_owned(),
@@ -188,15 +181,12 @@ impl SharedWork {
     /// Claims item `item` of the plan for `lease`, unless another worker holds it or finished it.
     pub async fn claim(&self, plan: &AgreedPlan, item: usize, lease: Duration) -> Result<WorkClaim, SharedWorkError> {
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
+        let done = self.done(plan);
         let claim = self.claim_key(plan, item);
+        let args = [item.to_string(), token.clone(), millis(lease).to_string()];
         let answer: i64 = self
             .store
-            .run(
-                &CLAIM,
-                &[self.done(plan).as_str(), claim.as_str()],
-                &[item.to_string(), token.clone(), millis(lease).to_string()],
-                None,
-            )
+            .run(&CLAIM, &[done.as_str(), claim.as_str()], &args, None)
             .await?;
         match answer {
             0 => Ok(WorkClaim::Claimed(WorkToken {
@@ -217,15 +207,8 @@ impl SharedWork {
     /// Extends the claim of `token` by `lease`; `false` when it was lost (the lease ended first).
     pub async fn renew(&self, token: &WorkToken, lease: Duration) -> Result<bool, SharedWorkError> {
         let claim = self.claim_key(&token.plan, token.item);
-        let renewed: i64 = self
-            .store
-            .run(
-                &RENEW_CLAIM,
-                &[claim.as_str()],
-                &[token.token.clone(), millis(lease).to_string()],
-                None,
-            )
-            .await?;
+        let args = [token.token.clone(), millis(lease).to_string()];
+        let renewed: i64 = self.store.run(&RENEW_CLAIM, &[claim.as_str()], &args, None).await?;
         Ok(renewed == 1)
     }
 
@@ -259,15 +242,8 @@ impl SharedWork {
     /// Gives the claim of `token` up (the item was not finished: another worker may take it now).
     pub async fn release(&self, token: &WorkToken) -> Result<(), SharedWorkError> {
         let claim = self.claim_key(&token.plan, token.item);
-        let _: i64 = self
-            .store
-            .run(
-                &RELEASE_CLAIM,
-                &[claim.as_str()],
-                std::slice::from_ref(&token.token),
-                None,
-            )
-            .await?;
+        let args = std::slice::from_ref(&token.token);
+        let _: i64 = self.store.run(&RELEASE_CLAIM, &[claim.as_str()], args, None).await?;
         Ok(())
     }
 }
