@@ -143,6 +143,7 @@ pub struct QuotaLimiter {
     waits: Arc<watch::Sender<Option<QuotaWait>>>,
 }
 
+#[derive(Default)]
 struct State {
     /// End times of the calls that ended in the current window, oldest first
     /// (with [`CountedUntil::WindowAfterTurn`](crate::CountedUntil::WindowAfterTurn), their turns).
@@ -189,13 +190,7 @@ impl QuotaLimiter {
             .min(Semaphore::MAX_PERMITS);
         Self {
             slots: Arc::new(Semaphore::new(slots)),
-            state: Arc::new(Mutex::new(State {
-                ended: VecDeque::new(),
-                running: 0,
-                month_used: 0,
-                shared_month_used: None,
-                refused_by_server: 0,
-            })),
+            state: Arc::default(),
             waits: Arc::new(watch::channel(None).0),
             config,
             store,
