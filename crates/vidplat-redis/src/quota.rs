@@ -550,14 +550,7 @@ impl RedisQuota {
             millis(window).saturating_mul(2).to_string(),
         ];
         let k = &self.inner.keys;
-        let keys = [
-            k.leases.as_str(),
-            k.window.as_str(),
-            k.queue.as_str(),
-            k.alive.as_str(),
-            k.seq.as_str(),
-            k.month.as_str(),
-        ];
+        let keys = [&k.leases, &k.window, &k.queue, &k.alive, &k.seq, &k.month].map(String::as_str);
         let refresh = settings.ticket / 3;
         // A waiter dropped mid-wait (its future cancelled) leaves the queue in the
         // background, so its ticket does not hold up the others until it expires.
