@@ -320,7 +320,7 @@ impl RedisQuota {
     }
 
     /// The connection to Redis (made on first use, and again after one broke),
-    /// every reply read within bounds (`quota::redis_wire`).
+    /// every reply read within bounds (`wire`).
     async fn connection(&self) -> Result<redis::aio::MultiplexedConnection, RedisError> {
         let inner = &self.inner;
         let mut slot = inner.connection.lock().await;

@@ -97,16 +97,7 @@ impl SharedWork {
     /// in that Redis.
     pub fn new(store: RedisQuota, job: &str) -> Self {
         // The job's name is the caller's: escaped so it cannot reach another job's keys.
-        let job: String = job
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "-_.=".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let job = job.replace(|c: char| !c.is_ascii_alphanumeric() && !"-_.=".contains(c), "_");
         let prefix = format!("{}:work:{job}", store.key_prefix());
         Self {
             store,
@@ -230,10 +221,7 @@ impl SharedWork {
             millis(PLAN_LIFETIME).to_string(),
             token.plan.id.clone(),
         ];
-        for (name, value) in records {
-            args.push(name.clone());
-            args.push(value.clone());
-        }
+        args.extend(records.iter().flat_map(|(name, value)| [name.clone(), value.clone()]));
         let keys = [self.plan.as_str(), done.as_str(), self.records.as_str(), claim.as_str()];
         let finished: i64 = self.store.run(&FINISH, &keys, &args, None).await?;
         Ok(finished == 1)
@@ -321,3 +309,16 @@ end
 return 1
 "#,
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_name_cannot_reach_another_jobs_keys() {
+        let store = RedisQuota::new("redis://127.0.0.1:1/", "acct").unwrap();
+        let work = SharedWork::new(store, "r=1.day-2:{x}/é");
+        assert_eq!(work.plan, "{vidplat:acct}:work:r=1.day-2__x___:plan");
+        assert_eq!(work.records, "{vidplat:acct}:work:r=1.day-2__x___:records");
+    }
+}
