@@ -315,9 +315,7 @@ fn held_elsewhere(file: &File) -> std::io::Result<bool> {
 
 /// Now, in milliseconds since the Unix epoch.
 fn now_millis() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, millis)
 }
 
 /// The month of `millis` in Japan time (the analytics month), e.g. `2026-11`.
