@@ -592,7 +592,7 @@ impl RedisQuota {
                     return Ok(Ok(if limited {
                         RedisLease::start(self.clone(), token, until_end)
                     } else {
-                        RedisLease::none()
+                        RedisLease { held: None }
                     }));
                 }
                 MONTH_SPENT => {
@@ -738,10 +738,6 @@ impl fmt::Debug for RedisLease {
 }
 
 impl RedisLease {
-    fn none() -> Self {
-        Self { held: None }
-    }
-
     fn start(store: RedisQuota, token: String, window: Option<Duration>) -> Self {
         let every = (store.inner.settings.lease / 3).max(Duration::from_millis(10));
         let renewer = {
