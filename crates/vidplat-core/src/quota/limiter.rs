@@ -441,13 +441,7 @@ impl QuotaLimiter {
             let wait = {
                 let mut state = self.state();
                 let now = Instant::now();
-                while state
-                    .ended
-                    .front()
-                    .is_some_and(|t| now.saturating_duration_since(*t) >= window)
-                {
-                    state.ended.pop_front();
-                }
+                state.ended.retain(|t| now.saturating_duration_since(*t) < window);
                 let capacity = usize::try_from(self.config.calls_per_window.max(1)).unwrap_or(usize::MAX);
                 let in_window = state.running + state.ended.len();
                 if in_window < capacity {
