@@ -31,7 +31,7 @@ use crate::error::{quoted, Bound, RedisError};
 use crate::nodes::Nodes;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -80,7 +80,7 @@ struct Inner {
     settings: Settings,
     connection: tokio::sync::Mutex<Option<redis::aio::MultiplexedConnection>>,
     woken: Arc<Notify>,
-    listener: Mutex<Option<JoinHandle<()>>>,
+    listener: OnceLock<JoinHandle<()>>,
     round_trips: AtomicU64,
 }
 
@@ -117,7 +117,7 @@ struct Keys {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        if let Some(task) = self.listener.lock().unwrap_or_else(PoisonError::into_inner).take() {
+        if let Some(task) = self.listener.get() {
             task.abort();
         }
     }
@@ -259,7 +259,7 @@ impl RedisQuota {
                 settings,
                 connection: tokio::sync::Mutex::new(None),
                 woken: Arc::new(Notify::new()),
-                listener: Mutex::new(None),
+                listener: OnceLock::new(),
                 round_trips: AtomicU64::new(0),
             }),
         }
@@ -381,43 +381,41 @@ impl RedisQuota {
 
     /// Starts (once) the task that turns release messages into local wake-ups.
     fn listen(&self) {
-        let mut listener = self.inner.listener.lock().unwrap_or_else(PoisonError::into_inner);
-        if listener.is_some() {
-            return;
-        }
-        // Weak: the task must not keep the store alive (its Drop ends the task).
-        let store = Arc::downgrade(&self.inner);
-        let channel = self.inner.keys.channel.clone();
-        let woken = self.inner.woken.clone();
-        let timeout = self.inner.settings.op_timeout;
-        *listener = Some(tokio::spawn(async move {
-            use futures::StreamExt;
-            // Lives as long as the store; reconnects after a pause if Redis goes away,
-            // to the node in use then (a cluster publishes to every node).
-            loop {
-                let Some((addr, login)) = store
-                    .upgrade()
-                    .map(|inner| (inner.nodes.current(), inner.login.clone()))
-                else {
-                    return;
-                };
-                let subscribed = tokio::time::timeout(timeout, async {
-                    let socket = crate::wire::open(&addr).await.ok()?;
-                    let mut pubsub = redis::aio::PubSub::new(&login, socket).await.ok()?;
-                    pubsub.subscribe(&channel).await.ok()?;
-                    Some(pubsub)
-                });
-                if let Ok(Some(mut pubsub)) = subscribed.await {
-                    let mut messages = pubsub.on_message();
-                    while messages.next().await.is_some() {
-                        woken.notify_waiters();
+        self.inner.listener.get_or_init(|| {
+            // Weak: the task must not keep the store alive (its Drop ends the task).
+            let store = Arc::downgrade(&self.inner);
+            let channel = self.inner.keys.channel.clone();
+            let woken = self.inner.woken.clone();
+            let timeout = self.inner.settings.op_timeout;
+            tokio::spawn(async move {
+                use futures::StreamExt;
+                // Lives as long as the store; reconnects after a pause if Redis goes away,
+                // to the node in use then (a cluster publishes to every node).
+                loop {
+                    let Some((addr, login)) = store
+                        .upgrade()
+                        .map(|inner| (inner.nodes.current(), inner.login.clone()))
+                    else {
+                        return;
+                    };
+                    let subscribed = tokio::time::timeout(timeout, async {
+                        let socket = crate::wire::open(&addr).await.ok()?;
+                        let mut pubsub = redis::aio::PubSub::new(&login, socket).await.ok()?;
+                        pubsub.subscribe(&channel).await.ok()?;
+                        Some(pubsub)
+                    });
+                    if let Ok(Some(mut pubsub)) = subscribed.await {
+                        let mut messages = pubsub.on_message();
+                        while messages.next().await.is_some() {
+                            woken.notify_waiters();
+                        }
                     }
+                    // Waiters still wake at their own timeouts meanwhile.
+                    woken.notify_waiters();
+                    tokio::time::sleep(Duration::from_millis(500)).await;
                 }
-                // Waiters still wake at their own timeouts meanwhile.
-                woken.notify_waiters();
-                tokio::time::sleep(Duration::from_millis(500)).await;
-            }
-        }));
+            })
+        });
     }
 
     /// Runs `script`, connecting first if needed, within the command timeout
