@@ -205,17 +205,15 @@ impl ExportState {
 
     /// The state in `path`, or a new one when there is no file.
     pub fn load(path: &Path, report: &'static str) -> Result<Self, StateError> {
+        // A FIFO or a device where the state should be is refused, not read.
+        let read = vidplat_core::__private::read_text(path, MAX_STATE_BYTES, vidplat_core::__private::Links::Follow);
         let io = |source| StateError::Io {
             path: path.to_path_buf(),
             source,
         };
-        // A FIFO or a device where the state should be is refused, not read.
-        let text =
-            match vidplat_core::__private::read_text(path, MAX_STATE_BYTES, vidplat_core::__private::Links::Follow) {
-                Ok(Some(text)) => text,
-                Ok(None) => return Ok(Self::new(report)),
-                Err(e) => return Err(io(e)),
-            };
+        let Some(text) = read.map_err(io)? else {
+            return Ok(Self::new(report));
+        };
         let state: ExportState = serde_json::from_str(&text).map_err(|e| StateError::Invalid {
             path: path.to_path_buf(),
             reason: e.to_string(),
@@ -309,16 +307,6 @@ impl ExportState {
                 Ok(())
             }
         }
-    }
-
-    /// How many partitions are recorded.
-    pub fn len(&self) -> usize {
-        self.done.len()
-    }
-
-    /// Whether none is.
-    pub fn is_empty(&self) -> bool {
-        self.done.is_empty()
     }
 }
 
