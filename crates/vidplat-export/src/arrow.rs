@@ -1,8 +1,8 @@
 //! Arrow: the schema a report's columns give, the batches its rows make, and
 //! Arrow IPC files (feature `arrow`). The Parquet encoder embeds the same
-//! schema in its files.
+//! schema in its files, and checks its rows as the batches do ([`check_row`]).
 
-use crate::encoder::{check_row, mismatch, Encoder, SinkError};
+use crate::encoder::{Encoder, SinkError};
 use crate::schema::{Column, ColumnKind, Value};
 use arrow_array::builder::{
     BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder, StringDictionaryBuilder,
@@ -61,6 +61,59 @@ pub(crate) fn schema(columns: &[Column], zone: &str) -> Schema {
         })
         .collect();
     Schema::new(fields)
+}
+
+fn variant(value: &Value<'_>) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Text(_) => "text",
+        Value::Integer(_) => "an integer",
+        Value::Float(_) => "a float",
+        Value::Boolean(_) => "a boolean",
+        Value::Timestamp(_) => "a timestamp",
+        Value::Date(_) => "a date",
+        Value::Json(_) => "JSON",
+    }
+}
+
+fn mismatch(column: &Column, value: &Value<'_>) -> SinkError {
+    format!(
+        "column `{}` holds {} values, and the row gives it {}",
+        column.name,
+        column.kind.name(),
+        variant(value)
+    )
+    .into()
+}
+
+/// Whether `row` fits `columns`: as many values as columns, each of its
+/// column's kind (or null where the column may be empty).
+pub(crate) fn check_row(columns: &[Column], row: &[Value<'_>]) -> Result<(), SinkError> {
+    if row.len() != columns.len() {
+        return Err(format!("a row of {} values for {} columns", row.len(), columns.len()).into());
+    }
+    columns
+        .iter()
+        .zip(row)
+        .try_for_each(|(column, value)| check(column, value))
+}
+
+/// Whether `value` fits `column`.
+fn check(column: &Column, value: &Value<'_>) -> Result<(), SinkError> {
+    match (column.kind, value) {
+        (_, Value::Null) if column.nullable => Ok(()),
+        (_, Value::Null) => {
+            Err(format!("column `{}` may not be null, and the row leaves it empty", column.name).into())
+        }
+        (ColumnKind::Text | ColumnKind::OpenEnum, Value::Text(_))
+        | (ColumnKind::Integer, Value::Integer(_))
+        | (ColumnKind::Float, Value::Float(_))
+        | (ColumnKind::Boolean, Value::Boolean(_))
+        | (ColumnKind::Timestamp, Value::Timestamp(_))
+        | (ColumnKind::Date, Value::Date(_))
+        | (ColumnKind::Json, Value::Json(_)) => Ok(()),
+        _ => Err(mismatch(column, value)),
+    }
 }
 
 /// One column's values of the batch being built.

@@ -7,8 +7,8 @@
 //! footer, as Arrow's writers do, so readers that know it get the zone of
 //! the timestamps, the dictionaries and the descriptions back.
 
-use crate::arrow::schema as arrow_schema;
-use crate::encoder::{check_row, Encoder, SinkError};
+use crate::arrow::{check_row, schema as arrow_schema};
+use crate::encoder::{Encoder, SinkError};
 use crate::schema::{Column, ColumnKind, Value};
 use arrow_array::types::Date32Type;
 use base64::Engine as _;
