@@ -18,13 +18,6 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::sync::Arc;
 
-/// The field metadata key holding a column's description.
-pub(crate) const DESCRIPTION: &str = "description";
-/// The field metadata key that marks a column holding JSON text (value [`JSON`]).
-pub(crate) const KIND: &str = "vidplat.kind";
-/// See [`KIND`].
-pub(crate) const JSON: &str = "json";
-
 /// The Arrow type of a column kind; timestamps carry `zone` (`+09:00`).
 pub(crate) fn data_type(kind: ColumnKind, zone: &str) -> DataType {
     match kind {
@@ -51,9 +44,9 @@ pub(crate) fn schema(columns: &[Column], zone: &str) -> Schema {
     let fields: Vec<Field> = columns
         .iter()
         .map(|column| {
-            let mut metadata = HashMap::from([(DESCRIPTION.to_owned(), column.description.to_owned())]);
+            let mut metadata = HashMap::from([("description".to_owned(), column.description.to_owned())]);
             if column.kind == ColumnKind::Json {
-                metadata.insert(KIND.to_owned(), JSON.to_owned());
+                metadata.insert("vidplat.kind".to_owned(), "json".to_owned());
                 metadata.insert("ARROW:extension:name".to_owned(), "arrow.json".to_owned());
                 metadata.insert("ARROW:extension:metadata".to_owned(), String::new());
             }
@@ -223,10 +216,6 @@ impl Batcher {
         }
     }
 
-    fn schema(&self) -> &SchemaRef {
-        &self.schema
-    }
-
     /// Adds a row; the batch it completes, if it does. A row that does not fit
     /// the columns is refused whole (no column gets a value of it).
     fn push(&mut self, row: &[Value<'_>]) -> Result<Option<RecordBatch>, SinkError> {
@@ -287,7 +276,7 @@ impl IpcEncoder {
         let batcher = Batcher::new(columns, rows_per_group, zone);
         let options = IpcWriteOptions::default().with_dictionary_handling(DictionaryHandling::Delta);
         let writer =
-            FileWriter::try_new_with_options(BufWriter::with_capacity(256 * 1024, file), batcher.schema(), options)?;
+            FileWriter::try_new_with_options(BufWriter::with_capacity(256 * 1024, file), &batcher.schema, options)?;
         Ok(Self { writer, batcher })
     }
 }
