@@ -6,7 +6,7 @@ use crate::report::{AnyReport, FinalBy, Report, Split};
 use crate::schema::{self, Column, Value, LINEAGE};
 use crate::sink::{Partition, PartitionSink, RowSink};
 use crate::state::{Committed, ExportState, StateError};
-use chrono::{DateTime, Datelike as _, FixedOffset, NaiveDate, TimeZone as _};
+use chrono::{DateTime, Datelike as _, FixedOffset, NaiveDate, NaiveTime, TimeZone as _};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -583,11 +583,10 @@ impl<'a> Export<'a> {
     /// report's documented maximum, else (rank windows) [`FIRST_WINDOW`].
     fn first_page_rows(&self, state: &ExportState) -> (Option<u64>, bool) {
         let windowed = self.report.source().meta().paging == Some(vidplat_core::PagingStyle::RankWindows);
-        match (self.page_rows, self.report.info().default_page_rows) {
-            (Some(rows), _) => (Some(rows), false),
-            (None, Some(rows)) => (Some(rows), false),
-            (None, None) if windowed => (Some(state.window_rows().unwrap_or(FIRST_WINDOW)), true),
-            (None, None) => (None, false),
+        match self.page_rows.or(self.report.info().default_page_rows) {
+            Some(rows) => (Some(rows), false),
+            None if windowed => (Some(state.window_rows().unwrap_or(FIRST_WINDOW)), true),
+            None => (None, false),
         }
     }
 
@@ -771,14 +770,12 @@ impl<'a> Export<'a> {
                     break;
                 }
                 self.progress.send_modify(|p| p.chunk = Some(chunk));
-                let fetched_at = self.fetched_at.unwrap_or_else(now_in_japan);
                 let narrow = narrowable && page_rows.is_some_and(|rows| rows > DOCUMENTED_WINDOW);
                 let fetching = Fetching {
                     info: &info,
                     chunk,
                     page_rows,
                     narrow,
-                    fetched_at,
                     held: &held,
                 };
                 match self.fetch(fetching, &mut sink, &mut summary).await? {
@@ -920,9 +917,9 @@ impl<'a> Export<'a> {
             chunk,
             page_rows,
             narrow,
-            fetched_at,
             held,
         } = fetching;
+        let fetched_at = self.fetched_at.unwrap_or_else(now_in_japan);
         let columns = self.columns();
         let partitions = chunk.partitions(info.split);
         let mut open: BTreeMap<Partition, S::Partition> = BTreeMap::new();
@@ -1089,7 +1086,6 @@ struct Fetching<'a> {
     page_rows: Option<u64>,
     /// Whether a 400 on the first page is answered by halving `page_rows`.
     narrow: bool,
-    fetched_at: DateTime<FixedOffset>,
     /// Turns false when the chunk's shared claim is lost.
     held: &'a AtomicBool,
 }
@@ -1146,13 +1142,10 @@ fn resume_at(quota: Quota, retry_after: Option<Duration>, now: DateTime<FixedOff
 
 /// 00:00 of the first day of the month after `now`, Japan time.
 fn next_month_in_japan(now: DateTime<FixedOffset>) -> DateTime<FixedOffset> {
-    let (year, month) = if now.month() == 12 {
-        (now.year() + 1, 1)
-    } else {
-        (now.year(), now.month() + 1)
-    };
-    NaiveDate::from_ymd_opt(year, month, 1)
-        .and_then(|day| day.and_hms_opt(0, 0, 0))
+    now.date_naive()
+        .with_day(1)
+        .and_then(|first| first.checked_add_months(chrono::Months::new(1)))
+        .map(|next| next.and_time(NaiveTime::MIN))
         .and_then(|start| vidplat_core::japan_offset().from_local_datetime(&start).single())
         .unwrap_or(now)
 }
@@ -1178,6 +1171,15 @@ mod tests {
         let soon = resume_at(Quota::PerMinute, Some(Duration::from_secs(60)), now);
         assert_eq!(soon, Some(now + chrono::Duration::seconds(60)));
         assert_eq!(resume_at(Quota::Month, None, now), Some(next_month_in_japan(now)));
+    }
+
+    #[test]
+    fn the_next_month_starts_at_midnight_in_japan() {
+        let at = |text: &str| DateTime::parse_from_rfc3339(text).unwrap();
+        let next = |text: &str| next_month_in_japan(at(text)).to_rfc3339();
+        assert_eq!(next("2026-10-31T23:59:59+09:00"), "2026-11-01T00:00:00+09:00");
+        assert_eq!(next("2026-12-01T00:00:00+09:00"), "2027-01-01T00:00:00+09:00");
+        assert_eq!(next("2027-01-31T12:00:00+09:00"), "2027-02-01T00:00:00+09:00");
     }
 
     #[test]
