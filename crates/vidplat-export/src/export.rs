@@ -466,8 +466,7 @@ impl<'a> Export<'a> {
                 .as_any()
                 .and_then(|any| any.downcast_ref::<vidplat_redis::RedisQuota>())
             {
-                let redis = redis.clone();
-                return Ok(self.shared_state(redis));
+                return Ok(self.shared_state(redis.clone()));
             }
         }
         let kind = store.as_ref().map_or("none", vidplat_core::QuotaStore::kind);
@@ -923,14 +922,11 @@ impl<'a> Export<'a> {
         let columns = self.columns();
         let partitions = chunk.partitions(info.split);
         let mut open: BTreeMap<Partition, S::Partition> = BTreeMap::new();
-        for partition in &partitions {
+        for &partition in &partitions {
             let writer = sink
-                .open(info.name, *partition, &columns)
-                .map_err(|source| ExportError::Sink {
-                    partition: *partition,
-                    source,
-                })?;
-            open.insert(*partition, writer);
+                .open(info.name, partition, &columns)
+                .map_err(|source| ExportError::Sink { partition, source })?;
+            open.insert(partition, writer);
         }
         let day_column = match info.split {
             Split::ByDay { day } => info.columns.iter().position(|c| c.name == day),
