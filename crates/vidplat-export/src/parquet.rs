@@ -92,14 +92,10 @@ impl ParquetEncoder {
             let written = match (writer.untyped(), &mut values.values) {
                 (ColumnWriter::ByteArrayColumnWriter(w), Values::Text { bytes, ends }) => {
                     let bytes = Bytes::from(std::mem::take(bytes));
-                    let mut start = 0;
-                    let texts: Vec<ByteArray> = ends
-                        .iter()
-                        .map(|&end| {
-                            let text = bytes.slice(start..end);
-                            start = end;
-                            ByteArray::from(text)
-                        })
+                    let starts = std::iter::once(0).chain(ends.iter().copied());
+                    let texts: Vec<ByteArray> = starts
+                        .zip(ends.iter())
+                        .map(|(start, &end)| ByteArray::from(bytes.slice(start..end)))
                         .collect();
                     w.write_batch(&texts, levels, None)
                 }
