@@ -235,10 +235,8 @@ fn request<R: Report>(report: &R, period: Period, page_rows: Option<u64>) -> R {
 struct ReportRows<T> {
     rows: Rows<T>,
     last: Option<T>,
-    values: ValuesOf<T>,
+    values: for<'r> fn(&'r T, &mut Vec<Value<'r>>, chrono::FixedOffset) -> Result<(), TimeValueError>,
 }
-
-type ValuesOf<T> = for<'r> fn(&'r T, &mut Vec<Value<'r>>, chrono::FixedOffset) -> Result<(), TimeValueError>;
 
 impl<T: serde::de::DeserializeOwned + Send + 'static> PageRows for ReportRows<T> {
     fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<(), CallFailure>>> {
