@@ -979,22 +979,19 @@ impl<'a> Export<'a> {
                 })?;
                 values.extend(lineage.iter().cloned());
                 let partition = match day_column {
-                    Some(index) => {
-                        let day = values.get(index).and_then(schema::day_of);
-                        match day.map(Partition::Day) {
-                            Some(partition) if open.contains_key(&partition) => partition,
-                            _ => {
-                                return Err(ExportError::Row {
-                                    chunk,
-                                    reason: format!(
-                                        "a row's `{}` ({}) is not a day of the chunk",
-                                        info.columns[index].name,
-                                        values[index].to_text().as_deref().unwrap_or("null")
-                                    ),
-                                })
-                            }
+                    Some(index) => match values.get(index).and_then(schema::day_of).map(Partition::Day) {
+                        Some(partition) if open.contains_key(&partition) => partition,
+                        _ => {
+                            return Err(ExportError::Row {
+                                chunk,
+                                reason: format!(
+                                    "a row's `{}` ({}) is not a day of the chunk",
+                                    info.columns[index].name,
+                                    values[index].to_text().as_deref().unwrap_or("null")
+                                ),
+                            })
                         }
-                    }
+                    },
                     None => partitions[0],
                 };
                 if let Some(writer) = open.get_mut(&partition) {
