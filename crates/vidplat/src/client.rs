@@ -266,18 +266,11 @@ impl ClientBuilder {
     /// builder holds: a profile, then the environment, then explicit settings.
     pub fn with_env(mut self) -> Self {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        let or = |value: Option<String>, held: &mut Option<String>| {
-            if let Some(value) = value {
-                *held = Some(value);
-            }
-        };
-        or(var("VIDPLAT_ENCODER_URL"), &mut self.encoder_url);
-        or(var("VIDPLAT_VMS_URL"), &mut self.vms_url);
-        or(var("VIDPLAT_ANALYTICS_URL"), &mut self.analytics_url);
-        or(var("VIDPLAT_LOGIN_ID"), &mut self.login_id);
-        if let Some(key) = var("VIDPLAT_API_KEY") {
-            self.api_key = Some(SecretString::from(key));
-        }
+        self.encoder_url = var("VIDPLAT_ENCODER_URL").or(self.encoder_url);
+        self.vms_url = var("VIDPLAT_VMS_URL").or(self.vms_url);
+        self.analytics_url = var("VIDPLAT_ANALYTICS_URL").or(self.analytics_url);
+        self.login_id = var("VIDPLAT_LOGIN_ID").or(self.login_id);
+        self.api_key = var("VIDPLAT_API_KEY").map(SecretString::from).or(self.api_key);
         self
     }
 

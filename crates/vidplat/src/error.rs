@@ -241,8 +241,8 @@ impl Error {
     /// the same rule (`vidplat_core::may_send_again`).
     pub fn is_retryable(&self) -> bool {
         match self {
-            Error::Api(api) => may_send_again(api.method, Delivery::Answered, Some(api.status)),
-            Error::RateLimited {
+            Error::Api(api)
+            | Error::RateLimited {
                 response: Some(api), ..
             } => may_send_again(api.method, Delivery::Answered, Some(api.status)),
             // The client's limiter refused before sending: later, the same call can go (not once the month is spent).

@@ -434,14 +434,10 @@ impl ClientBuilder {
                 reason: format!("route of `{operation}` is not `METHOD /path`: {route:?}"),
             };
             let (method, template) = route.trim().split_once(' ').ok_or_else(unusable)?;
-            let method = match method.to_ascii_uppercase().as_str() {
-                "GET" => Method::Get,
-                "POST" => Method::Post,
-                "PUT" => Method::Put,
-                "PATCH" => Method::Patch,
-                "DELETE" => Method::Delete,
-                _ => return Err(unusable()),
-            };
+            let method = [Method::Get, Method::Post, Method::Put, Method::Patch, Method::Delete]
+                .into_iter()
+                .find(|known| known.as_str().eq_ignore_ascii_case(method))
+                .ok_or_else(unusable)?;
             self = self.route(operation, method, template.trim());
         }
         if let Some(url) = &profile.quota_store {
