@@ -134,7 +134,7 @@ impl<'a, O: Paginated + Unpin + 'a> Pages<'a, O> {
             (PagingStyle::LastPage, PagePosition::Number(start)) => {
                 Numbered::new(operation, start.get(), self.prefetch, self.max_pages).boxed()
             }
-            _ => sequential(operation, first, truncated_and_not_empty)
+            _ => sequential(operation, first)
                 .take(self.max_pages.unwrap_or(usize::MAX))
                 .boxed(),
         };
@@ -153,13 +153,11 @@ impl<'a, O: Paginated + Unpin + 'a> Stream for Pages<'a, O> {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if self.stream.is_none() {
-            let started = self.start();
-            self.stream = Some(started);
+            self.stream = Some(self.start());
         }
-        match self.stream.as_mut() {
-            Some(stream) => stream.poll_next_unpin(cx),
-            None => Poll::Ready(None),
-        }
+        self.stream
+            .as_mut()
+            .map_or(Poll::Ready(None), |stream| stream.poll_next_unpin(cx))
     }
 }
 
@@ -226,10 +224,9 @@ where
                 .boxed();
             self.stream = Some(rows);
         }
-        match self.stream.as_mut() {
-            Some(stream) => stream.poll_next_unpin(cx),
-            None => Poll::Ready(None),
-        }
+        self.stream
+            .as_mut()
+            .map_or(Poll::Ready(None), |stream| stream.poll_next_unpin(cx))
     }
 }
 
@@ -428,20 +425,16 @@ fn guarded<'a, P: Paged + Send + 'a>(
         pages: S,
         received: u64,
         previous: Option<(usize, u64)>,
-        stopped: bool,
     }
     let start = Seen {
         pages,
         received: 0,
         previous: None,
-        stopped: false,
     };
-    // Once an item is an error nothing more is asked of `pages`: no call
-    // (of the month's quota, for analytics) is spent after the end.
-    stream::unfold(start, move |mut seen| async move {
-        if seen.stopped {
-            return None;
-        }
+    // Once an item is an error nothing more is asked of `pages` (the state
+    // is `None`): no call (of the month's quota, for analytics) is spent after the end.
+    stream::unfold(Some(start), move |seen| async move {
+        let mut seen = seen?;
         let page = seen.pages.next().await?.and_then(|Fetched { page, digest }| {
             seen.received = seen.received.saturating_add(1);
             // An empty page ends a list: the same one twice says nothing.
@@ -465,30 +458,23 @@ fn guarded<'a, P: Paged + Send + 'a>(
                 }),
             }
         });
-        seen.stopped = page.is_err();
-        Some((page, seen))
+        let next = page.is_ok().then_some(seen);
+        Some((page, next))
     })
     .boxed()
 }
 
-fn truncated_and_not_empty<P: Paged>(page: &P) -> bool {
-    page.truncated() == Some(true) && !page.is_empty()
-}
-
-/// One page at a time from `first`, while `more(page)`.
+/// One page at a time from `first`, while a page is `truncated` and not empty.
 fn sequential<'a, O: Paginated + 'a>(
     operation: O,
     first: PagePosition,
-    more: fn(&O::Success) -> bool,
 ) -> BoxStream<'a, Result<Fetched<O::Success>, Error>> {
     stream::try_unfold((operation, Some(first)), move |(operation, next)| async move {
         let Some(at) = next else { return Ok(None) };
         let fetched = fetch(operation.clone(), at, None).await?;
-        let next = if more(&fetched.page) {
-            at.after(fetched.page.len())
-        } else {
-            None
-        };
+        let page = &fetched.page;
+        let more = page.truncated() == Some(true) && !page.is_empty();
+        let next = if more { at.after(page.len()) } else { None };
         Ok(Some((fetched, (operation, next))))
     })
     .boxed()
