@@ -93,7 +93,6 @@ impl Polling {
             interval: Duration,
             pause: Option<Duration>,
             last: Option<Option<String>>,
-            over: bool,
         }
         let state = State {
             poll,
@@ -103,12 +102,10 @@ impl Polling {
             interval: self.initial_interval,
             pause: None,
             last: None,
-            over: false,
         };
-        stream::unfold(state, move |mut state| async move {
-            if state.over {
-                return None;
-            }
+        // `None` once the stream has yielded its last item.
+        stream::unfold(Some(state), move |state| async move {
+            let mut state = state?;
             loop {
                 if let Some(pause) = state.pause.take() {
                     tokio::time::sleep(pause).await;
@@ -116,30 +113,25 @@ impl Polling {
                 }
                 let value = match (state.poll)().await {
                     Ok(value) => value,
-                    Err(error) => {
-                        state.over = true;
-                        return Some((Err(error), state));
-                    }
+                    Err(error) => return Some((Err(error), None)),
                 };
                 if (state.done)(&value) {
-                    state.over = true;
-                    return Some((Ok(value), state));
+                    return Some((Ok(value), None));
                 }
                 let described = (state.describe)(&value);
                 let waited = state.started.elapsed();
                 let pause = self.jittered(state.interval);
                 if waited.saturating_add(pause) > self.max_wait {
-                    state.over = true;
                     let timed_out = Error::WaitTimedOut {
                         waited,
                         last_status: described,
                     };
-                    return Some((Err(timed_out), state));
+                    return Some((Err(timed_out), None));
                 }
                 state.pause = Some(pause);
                 if state.last.as_ref() != Some(&described) {
                     state.last = Some(described);
-                    return Some((Ok(value), state));
+                    return Some((Ok(value), Some(state)));
                 }
             }
         })
