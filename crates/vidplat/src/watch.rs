@@ -363,21 +363,20 @@ impl Poller<'_> {
     /// One poll: the changes from what this poller has seen, in the order
     /// of their `updated_at`, then of their subjects.
     pub async fn poll(&mut self) -> Result<Vec<Event>, Error> {
-        let events = match self.source {
-            Source::Tasks => self.poll_tasks().await?,
+        match self.source {
+            Source::Tasks => self.poll_tasks().await,
             Source::Imports => {
                 let listed = self.imports().await?;
-                self.changes(listed, true).await?
+                self.changes(listed, true).await
             }
             #[cfg(feature = "vms")]
             Source::Contents => {
                 let listed = self.contents().await?;
                 // Read whole when it was the first poll or the sort was refused.
                 let whole = self.watermark.is_none() || !self.by_update_time;
-                self.changes(listed, whole).await?
+                self.changes(listed, whole).await
             }
-        };
-        Ok(events)
+        }
     }
 
     async fn poll_tasks(&mut self) -> Result<Vec<Event>, Error> {
@@ -544,8 +543,7 @@ impl Poller<'_> {
     /// list was read `whole`, a thing seen before and missing from it is
     /// gone (a task confirmed by a get first: a deletion during the read may
     /// have moved it past a page).
-    async fn changes(&mut self, listed: Vec<Seen>, whole: bool) -> Result<Vec<Event>, Error> {
-        let mut listed = listed;
+    async fn changes(&mut self, mut listed: Vec<Seen>, whole: bool) -> Result<Vec<Event>, Error> {
         if whole {
             let present: BTreeSet<String> = listed.iter().map(|seen| seen.subject.key()).collect();
             let missing: Vec<String> = self
