@@ -302,7 +302,7 @@ impl Batch<'_> {
     }
 
     /// Why `args` cannot be made into the operation's request, if they cannot.
-    fn refusals(&self, args: &Args) -> Option<Refusals> {
+    pub(crate) fn refusals(&self, args: &Args) -> Option<Refusals> {
         let id = self.operation.id;
         match self.client.any_call(self.service, id, args) {
             Ok(Some(Ok(call))) => match call.prepare() {

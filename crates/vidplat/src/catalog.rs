@@ -36,7 +36,7 @@ use crate::Error;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
-use vidplat_core::{Args, CatalogKind, OperationMeta, Refusal, Refusals, RequestBody, Service};
+use vidplat_core::{Args, CatalogKind, Refusal, Refusals, RequestBody, Service};
 
 /// The settings the file holds in place: their key, read and update.
 const SETTINGS: (&str, &str, &str) = (
@@ -74,12 +74,8 @@ fn kind_of(key: &str) -> Option<Kind> {
     kinds().into_iter().find(|kind| kind.rows.key == key)
 }
 
-fn operation(service: Service, id: &str) -> Option<&'static OperationMeta> {
-    crate::client::table(service).and_then(|table| table.operation(id))
-}
-
 fn body_of(service: Service, id: &str) -> Option<RequestBody> {
-    operation(service, id).and_then(|op| op.body)
+    crate::client::table(service)?.operation(id)?.body
 }
 
 /// The most values a set-up file may hold (an account of thousands of
@@ -230,14 +226,12 @@ impl Catalog {
                 .held(&kind)
                 .iter()
                 .map(|held| {
-                    let written = account.as_written(&kind, &held.read);
-                    let mut item = Map::from_iter([("name".to_owned(), Value::String(held.name.clone()))]);
-                    let members = written.as_object().into_iter().flatten();
-                    item.extend(
-                        members
-                            .filter(|(member, value)| *member != "name" && !value.is_null())
-                            .map(|(member, value)| (member.clone(), value.clone())),
-                    );
+                    let mut item = match account.as_written(&kind, &held.read) {
+                        Value::Object(members) => members,
+                        _ => Map::new(),
+                    };
+                    item.retain(|_, value| !value.is_null());
+                    item.insert("name".to_owned(), Value::String(held.name.clone()));
                     Value::Object(item)
                 })
                 .collect();
@@ -404,17 +398,11 @@ impl Account {
     /// A resource as the file writes it: the members its registration
     /// takes, ids of the kind it refers to as their names.
     fn as_written(&self, kind: &Kind, read: &Value) -> Value {
-        let mut written = body_of(kind.service, kind.register).map_or(Value::Null, |body| body.kept_from(read));
-        if let (Some((member, other)), Some(object)) = (kind.rows.refers, written.as_object_mut()) {
-            if let Some(Value::Array(ids)) = object.get_mut(member) {
-                for id in ids.iter_mut() {
-                    if let Some(name) = self.names.get(other).and_then(|names| names.get(&id.to_string())) {
-                        *id = Value::String(name.clone());
-                    }
-                }
-            }
-        }
-        written
+        let written = body_of(kind.service, kind.register).map_or(Value::Null, |body| body.kept_from(read));
+        swap_references(kind, written, |other, id| {
+            let name = self.names.get(other)?.get(&id.to_string())?;
+            Some(Value::String(name.clone()))
+        })
     }
 }
 
@@ -865,20 +853,14 @@ fn checked(
         if let Some(id) = kind.as_ref().and_then(|kind| args.get_mut(kind.rows.id_argument)) {
             *id = Value::from(1);
         }
-        let row = crate::batch::BatchRow {
-            number: 0,
-            args: Args::new(args),
-        };
         let place = match kind {
             Some(kind) => format!("{}.{}", kind.rows.key, change.name),
             None => SETTINGS.0.to_owned(),
         };
-        for (_, refusals) in batch.check(std::slice::from_ref(&row)) {
-            for refusal in refusals {
-                let (member, rule) = refusal.into_parts();
-                let at = format!("{place}.{}", member.trim_start_matches("body."));
-                problems.push(Refusal::new(rule).at(&at));
-            }
+        for refusal in batch.refusals(&Args::new(args)).into_iter().flatten() {
+            let (member, rule) = refusal.into_parts();
+            let at = format!("{place}.{}", member.trim_start_matches("body."));
+            problems.push(Refusal::new(rule).at(&at));
         }
     }
 }
@@ -896,17 +878,24 @@ fn changed_members(current: &Value, wanted: &Map<String, Value>) -> Vec<(String,
 
 /// `body` with the names of the kind it refers to made ids again.
 fn with_ids(kind: &Kind, body: &Value, ids: &Ids) -> Value {
-    let mut body = body.clone();
+    swap_references(kind, body.clone(), |other, name| {
+        ids.get(other)?.get(name.as_str()?).cloned()
+    })
+}
+
+/// `value` with each of its references to another kind (the items of the
+/// kind's `refers` member) replaced by what `swap` gives for it, if anything.
+fn swap_references(kind: &Kind, mut value: Value, swap: impl Fn(&str, &Value) -> Option<Value>) -> Value {
     if let Some((member, other)) = kind.rows.refers {
-        if let Some(Value::Array(names)) = body.get_mut(member) {
-            for name in names.iter_mut() {
-                if let Some(id) = name.as_str().and_then(|n| ids.get(other).and_then(|ids| ids.get(n))) {
-                    *name = id.clone();
+        if let Some(Value::Array(references)) = value.get_mut(member) {
+            for reference in references.iter_mut() {
+                if let Some(swapped) = swap(other, reference) {
+                    *reference = swapped;
                 }
             }
         }
     }
-    body
+    value
 }
 
 #[cfg(test)]
