@@ -622,7 +622,7 @@ impl Plan {
     fn make(client: &crate::Client, account: &Account, file: &Map<String, Value>, prune: bool) -> Result<Self, Error> {
         let kinds = kinds();
         let mut problems = Refusals::default();
-        let mut problem = |at: String, rule: String| problems.push(Refusal::new(rule).at(&at));
+        let mut problem = |at: &str, rule: String| problems.push(Refusal::new(rule).at(at));
         for key in file.keys() {
             let configured = match kinds.iter().find(|kind| kind.rows.key == key) {
                 Some(kind) => account.kinds.contains_key(kind.rows.key),
@@ -631,18 +631,12 @@ impl Plan {
                     let known: Vec<&str> = std::iter::once(SETTINGS.0)
                         .chain(kinds.iter().map(|kind| kind.rows.key))
                         .collect();
-                    problem(
-                        key.clone(),
-                        format!("is no kind the file declares ({})", known.join(", ")),
-                    );
+                    problem(key, format!("is no kind the file declares ({})", known.join(", ")));
                     continue;
                 }
             };
             if !configured {
-                problem(
-                    key.clone(),
-                    "cannot be planned: its service is not configured".to_owned(),
-                );
+                problem(key, "cannot be planned: its service is not configured".to_owned());
             }
         }
         let mut changes = Vec::new();
@@ -663,7 +657,7 @@ impl Plan {
                         });
                     }
                 }
-                None => problem(SETTINGS.0.to_owned(), "is not a mapping of members".to_owned()),
+                None => problem(SETTINGS.0, "is not a mapping of members".to_owned()),
             }
         }
         // The names each kind will have once applied, for the references.
@@ -678,7 +672,7 @@ impl Plan {
                 None => continue,
                 Some(Value::Array(items)) => items.as_slice(),
                 Some(_) => {
-                    problem(kind.rows.key.to_owned(), "is not a list".to_owned());
+                    problem(kind.rows.key, "is not a list".to_owned());
                     continue;
                 }
             };
@@ -686,9 +680,9 @@ impl Plan {
             for (at, item) in items.iter().enumerate() {
                 let place = format!("{}[{at}].name", kind.rows.key);
                 match item["name"].as_str() {
-                    Some(name) if !seen.insert(name.to_owned()) => problem(place, format!("`{name}` is named twice")),
+                    Some(name) if !seen.insert(name.to_owned()) => problem(&place, format!("`{name}` is named twice")),
                     Some(_) => {}
-                    None => problem(place, "is required (a text)".to_owned()),
+                    None => problem(&place, "is required (a text)".to_owned()),
                 }
             }
             named.insert(kind.rows.key, seen);
@@ -710,7 +704,7 @@ impl Plan {
                         if !known {
                             let one = kind_of(other).map_or("resource", |other| other.rows.one);
                             problem(
-                                format!("{}[{at}].{member}[{index}]", kind.rows.key),
+                                &format!("{}[{at}].{member}[{index}]", kind.rows.key),
                                 format!("names no {one} of the file or the account"),
                             );
                         }
@@ -718,7 +712,7 @@ impl Plan {
                 }
                 if let Some(unknown) = body_of(kind.service, kind.register).and_then(|body| body.unknown_member(item)) {
                     problem(
-                        format!("{}[{at}].{unknown}", kind.rows.key),
+                        &format!("{}[{at}].{unknown}", kind.rows.key),
                         format!("is no member of a {} registration", kind.rows.one),
                     );
                 }
