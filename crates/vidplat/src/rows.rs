@@ -94,27 +94,20 @@ impl<R: DeserializeOwned + Send + 'static + Unpin> Stream for RowStream<'_, R> {
         let this = self.get_mut();
         loop {
             match &mut this.state {
-                State::Starting(start) => match start.as_mut().poll(cx) {
-                    Poll::Pending => return Poll::Pending,
-                    Poll::Ready(Ok(source)) => this.state = State::Reading(source),
-                    Poll::Ready(Err(error)) => {
+                State::Starting(start) => match std::task::ready!(start.as_mut().poll(cx)) {
+                    Ok(source) => this.state = State::Reading(source),
+                    Err(error) => {
                         this.state = State::Done;
                         return Poll::Ready(Some(Err(error)));
                     }
                 },
                 State::Reading(rows) => {
-                    return match rows.poll_next(cx) {
-                        Poll::Pending => Poll::Pending,
-                        Poll::Ready(Some(Ok(row))) => Poll::Ready(Some(Ok(row))),
-                        Poll::Ready(Some(Err(failure))) => {
-                            this.state = State::Done;
-                            Poll::Ready(Some(Err(Error::from(failure))))
-                        }
-                        Poll::Ready(None) => {
-                            this.state = State::Done;
-                            Poll::Ready(None)
-                        }
+                    let next = std::task::ready!(rows.poll_next(cx));
+                    // A failure is the last item, as the end is.
+                    if !matches!(next, Some(Ok(_))) {
+                        this.state = State::Done;
                     }
+                    return Poll::Ready(next.map(|row| row.map_err(Error::from)));
                 }
                 State::Done => return Poll::Ready(None),
             }
