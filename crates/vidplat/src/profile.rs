@@ -252,15 +252,10 @@ impl Profiles {
         let mut profiles = config.profiles;
         for (name, credentials) in credentials.profiles {
             let profile = profiles.entry(name).or_default();
-            if let Some(key) = credentials.api_key {
-                profile.api_key = Some(SecretString::from(key));
-            }
-            if let Some(url) = credentials.quota_store {
-                profile.quota_store = Some(url);
-            }
-            if let Some(secret) = credentials.webhook_secret {
-                profile.webhook_secret = Some(SecretString::from(secret));
-            }
+            // config.toml never holds a key or a webhook secret (`#[serde(skip)]`).
+            profile.api_key = credentials.api_key.map(SecretString::from);
+            profile.webhook_secret = credentials.webhook_secret.map(SecretString::from);
+            profile.quota_store = credentials.quota_store.or(profile.quota_store.take());
         }
         Ok(Self {
             dir: dir.to_owned(),
