@@ -40,9 +40,9 @@
 //! ```
 
 use crate::Error;
-use futures_util::stream::{self, Stream};
+use futures_util::stream::{self, Stream, TryStreamExt as _};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -280,20 +280,16 @@ impl<'c> Watch<'c> {
     }
 
     fn stream(self, source: Source, cursor: Cursor) -> impl Stream<Item = Result<Event, Error>> + 'c {
-        let poller = self.poller(source, cursor);
-        let state = (poller, self.interval, VecDeque::<Event>::new(), true);
-        stream::try_unfold(state, |(mut poller, interval, mut pending, mut first)| async move {
-            loop {
-                if let Some(event) = pending.pop_front() {
-                    return Ok(Some((event, (poller, interval, pending, first))));
-                }
-                if !first {
-                    tokio::time::sleep(interval).await;
-                }
-                first = false;
-                pending.extend(poller.poll().await?);
+        let (poller, interval) = (self.poller(source, cursor), self.interval);
+        // Each poll's events, one by one; the next poll only once they are taken.
+        stream::try_unfold((poller, true), move |(mut poller, first)| async move {
+            if !first {
+                tokio::time::sleep(interval).await;
             }
+            let events = poller.poll().await?;
+            Ok::<_, Error>(Some((stream::iter(events.into_iter().map(Ok)), (poller, false))))
         })
+        .try_flatten()
     }
 }
 

@@ -226,6 +226,31 @@ async fn watching_a_thousand_tasks_at_ten_seconds_costs_twelve_calls_a_minute_wh
 
 /// A CSV import job: created with its progress, progressed, finished once
 /// its tasks ended; a poll of the jobs is one call.
+/// `Watch::tasks` yields one poll's events one by one, polls again only
+/// once they are all taken, and sleeps its interval between polls.
+#[tokio::test]
+async fn the_stream_yields_a_poll_s_events_before_it_polls_again() {
+    use futures::StreamExt as _;
+    let (sim, client, ids) = with_tasks(3).await;
+    let calls = Arc::new(AtomicU64::new(0));
+    let watch = client
+        .watch()
+        .interval(Duration::from_millis(10))
+        .count_calls(Arc::clone(&calls));
+    let mut events = Box::pin(watch.tasks(Cursor::default()));
+    let mut first = Vec::new();
+    for _ in 0..3 {
+        first.push(events.next().await.expect("an event").expect("a poll"));
+    }
+    let one_poll = calls.load(Ordering::Relaxed);
+    assert_eq!(first.iter().map(task_of).collect::<Vec<_>>(), ids);
+    assert!(first.iter().all(|event| event.after == "waiting"), "{first:?}");
+    sim.advance_clock(STEP);
+    let next = events.next().await.expect("an event").expect("a poll");
+    assert_eq!((task_of(&next), next.after.as_str()), (ids[0], "encoding"));
+    assert!(calls.load(Ordering::Relaxed) > one_poll, "polled again for it");
+}
+
 #[tokio::test]
 async fn an_import_job_is_seen_created_then_finished() {
     let (sim, client, _) = with_tasks(0).await;
