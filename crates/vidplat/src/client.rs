@@ -1,6 +1,7 @@
 //! `Client`: one handle on the three services.
 
 use crate::error::Error;
+use crate::shown_url;
 use secrecy::SecretString;
 use std::fmt;
 use std::sync::Arc;
@@ -224,18 +225,9 @@ impl Default for ClientBuilder {
 impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientBuilder")
-            .field(
-                "encoder_url",
-                &self.encoder_url.as_deref().map(vidplat_core::without_credentials),
-            )
-            .field(
-                "vms_url",
-                &self.vms_url.as_deref().map(vidplat_core::without_credentials),
-            )
-            .field(
-                "analytics_url",
-                &self.analytics_url.as_deref().map(vidplat_core::without_credentials),
-            )
+            .field("encoder_url", &shown_url(&self.encoder_url))
+            .field("vms_url", &shown_url(&self.vms_url))
+            .field("analytics_url", &shown_url(&self.analytics_url))
             .field("api_key", &self.api_key.as_ref().map(|_| vidplat_core::REDACTED))
             .field("login_id", &self.login_id)
             .field("connect_timeout", &self.connect_timeout)

@@ -205,3 +205,9 @@ pub use vidplat_analytics as analytics;
 pub use vidplat_encoder as encoder;
 #[cfg(feature = "vms")]
 pub use vidplat_vms as vms;
+
+/// A URL as `Debug` shows it: without a user, a password or a `password=`
+/// value (here, where both `client` and `profile` reach it without a cycle).
+fn shown_url(url: &Option<String>) -> Option<std::borrow::Cow<'_, str>> {
+    url.as_deref().map(vidplat_core::without_credentials)
+}

@@ -89,15 +89,13 @@ pub struct Profile {
 
 impl fmt::Debug for Profile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fn url(u: &Option<String>) -> Option<std::borrow::Cow<'_, str>> {
-            u.as_deref().map(vidplat_core::without_credentials)
-        }
+        use crate::shown_url;
         f.debug_struct("Profile")
-            .field("encoder_url", &url(&self.encoder_url))
-            .field("vms_url", &url(&self.vms_url))
-            .field("analytics_url", &url(&self.analytics_url))
+            .field("encoder_url", &shown_url(&self.encoder_url))
+            .field("vms_url", &shown_url(&self.vms_url))
+            .field("analytics_url", &shown_url(&self.analytics_url))
             .field("login_id", &self.login_id)
-            .field("quota_store", &url(&self.quota_store))
+            .field("quota_store", &shown_url(&self.quota_store))
             .field("connect_timeout_secs", &self.connect_timeout_secs)
             .field("attempt_timeout_secs", &self.attempt_timeout_secs)
             .field("total_timeout_secs", &self.total_timeout_secs)
