@@ -326,9 +326,14 @@ impl Account {
     }
 
     async fn read(client: &crate::Client) -> Result<Self, Error> {
-        let mut kinds = BTreeMap::new();
+        let mut by_kind = BTreeMap::new();
         let mut notes = Vec::new();
-        for kind in kinds_read(client, &mut notes) {
+        for kind in kinds() {
+            if !client.has(kind.service) {
+                let (key, service) = (kind.rows.key, kind.service);
+                notes.push(format!("{key} not read: the {service} service is not configured"));
+                continue;
+            }
             let listed = client.call_json(kind.service, kind.rows.list, &Args::default()).await?;
             let held: Vec<Held> = listed["data"]
                 .as_array()
@@ -343,22 +348,22 @@ impl Account {
                     })
                 })
                 .collect();
-            kinds.insert(kind.rows.key, held);
+            by_kind.insert(kind.rows.key, held);
         }
         // A resource holding one of another kind that is not among the
         // account's is not the account's own (one another account shares,
         // read only): left alone.
-        for kind in kinds_read(client, &mut Vec::new()) {
+        for kind in kinds() {
             let Some((member, other)) = kind.rows.refers else {
                 continue;
             };
-            let own: BTreeSet<String> = kinds
+            let own: BTreeSet<String> = by_kind
                 .get(other)
                 .into_iter()
                 .flatten()
                 .map(|held: &Held| held.id.to_string())
                 .collect();
-            if let Some(held) = kinds.get_mut(kind.rows.key) {
+            if let Some(held) = by_kind.get_mut(kind.rows.key) {
                 held.retain(|held| {
                     let is_own = held.read[member]
                         .as_array()
@@ -381,7 +386,7 @@ impl Account {
             true => client.call_json(Service::Encoder, SETTINGS.1, &Args::default()).await?,
             false => Value::Null,
         };
-        Ok(Self::new(kinds, settings, notes))
+        Ok(Self::new(by_kind, settings, notes))
     }
 
     fn held(&self, kind: &Kind) -> &[Held] {
@@ -404,23 +409,6 @@ impl Account {
             Some(Value::String(name.clone()))
         })
     }
-}
-
-/// The kinds of the services the client has; a note for each other one.
-fn kinds_read(client: &crate::Client, notes: &mut Vec<String>) -> Vec<Kind> {
-    kinds()
-        .into_iter()
-        .filter(|kind| {
-            let has = client.has(kind.service);
-            if !has {
-                notes.push(format!(
-                    "{} not read: the {} service is not configured",
-                    kind.rows.key, kind.service
-                ));
-            }
-            has
-        })
-        .collect()
 }
 
 /// Ids by kind and name.
