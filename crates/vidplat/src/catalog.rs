@@ -680,6 +680,12 @@ impl Plan {
                 Some(Value::Array(items)) => items,
                 _ => &[],
             };
+            let change = |name: &str, action| Change {
+                key: kind.rows.key,
+                one: kind.rows.one,
+                name: name.to_owned(),
+                action,
+            };
             let mut made = Vec::new();
             for (at, item) in items.iter().enumerate() {
                 let Some(name) = item["name"].as_str() else { continue };
@@ -704,15 +710,9 @@ impl Plan {
                         format!("is no member of a {} registration", kind.rows.one),
                     );
                 }
-                let change = |action| Change {
-                    key: kind.rows.key,
-                    one: kind.rows.one,
-                    name: name.to_owned(),
-                    action,
-                };
                 let held = account.held(kind).iter().find(|held| held.name == name);
                 match (held, kind.rows.update.and_then(|update| body_of(kind.service, update))) {
-                    (None, _) => made.push(change(Action::Create { body: item.clone() })),
+                    (None, _) => made.push(change(name, Action::Create { body: item.clone() })),
                     (Some(held), Some(body)) => {
                         let current = account.as_written(kind, &body.kept_from(&held.read));
                         let changed = item
@@ -720,11 +720,8 @@ impl Plan {
                             .map(|wanted| changed_members(&current, wanted))
                             .unwrap_or_default();
                         if !changed.is_empty() {
-                            made.push(change(Action::Update {
-                                id: held.id.clone(),
-                                changed,
-                                body: vidplat_core::laid_over(current, item),
-                            }));
+                            let (id, body) = (held.id.clone(), vidplat_core::laid_over(current, item));
+                            made.push(change(name, Action::Update { id, changed, body }));
                         }
                     }
                     (Some(_), None) => {}
@@ -742,12 +739,7 @@ impl Plan {
                     continue;
                 }
                 match prune {
-                    true => deletes.push(Change {
-                        key: kind.rows.key,
-                        one: kind.rows.one,
-                        name: held.name.clone(),
-                        action: Action::Delete { id: held.id.clone() },
-                    }),
+                    true => deletes.push(change(&held.name, Action::Delete { id: held.id.clone() })),
                     false => left += 1,
                 }
             }
