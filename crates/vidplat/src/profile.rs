@@ -306,17 +306,8 @@ impl Profiles {
             }
             config.profiles.insert(name.clone(), public);
         }
-        let config_path = self.dir.join("config.toml");
-        vidplat_core::__private::replace_file(&config_path, to_toml(&config, &config_path)?.as_bytes(), false)
-            .map_err(io(&config_path))?;
-        let credentials_path = self.dir.join("credentials.toml");
-        vidplat_core::__private::replace_file(
-            &credentials_path,
-            to_toml(&credentials, &credentials_path)?.as_bytes(),
-            true,
-        )
-        .map_err(io(&credentials_path))?;
-        Ok(())
+        write_toml(&self.dir.join("config.toml"), &config, false)?;
+        write_toml(&self.dir.join("credentials.toml"), &credentials, true)
     }
 }
 
@@ -387,11 +378,13 @@ fn read_toml<T: Default + serde::de::DeserializeOwned>(path: &Path) -> Result<T,
     })
 }
 
-fn to_toml<T: Serialize>(value: &T, path: &Path) -> Result<String, ProfileError> {
-    toml::to_string(value).map_err(|e| ProfileError::Invalid {
+/// Writes `value` to `path` whole (a new file renamed over the old), owner only when `private`.
+fn write_toml<T: Serialize>(path: &Path, value: &T, private: bool) -> Result<(), ProfileError> {
+    let text = toml::to_string(value).map_err(|e| ProfileError::Invalid {
         path: path.to_owned(),
         reason: e.to_string(),
-    })
+    })?;
+    vidplat_core::__private::replace_file(path, text.as_bytes(), private).map_err(io(path))
 }
 
 impl ClientBuilder {
