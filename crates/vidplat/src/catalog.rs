@@ -89,15 +89,13 @@ struct Budgeted<'b>(&'b std::cell::Cell<usize>);
 
 impl Budgeted<'_> {
     fn spend<E: serde::de::Error>(&self) -> Result<(), E> {
-        match self.0.get().checked_sub(1) {
-            Some(left) => {
-                self.0.set(left);
-                Ok(())
-            }
-            None => Err(E::custom(format_args!(
+        let left = self.0.get().checked_sub(1).ok_or_else(|| {
+            E::custom(format_args!(
                 "holds more than {MAX_FILE_VALUES} values (its aliases counted as often as they are used)"
-            ))),
-        }
+            ))
+        })?;
+        self.0.set(left);
+        Ok(())
     }
 }
 
