@@ -285,10 +285,7 @@ impl Catalog {
     /// each write's request checked as it would be sent. Reads only.
     pub async fn plan(&self, client: &crate::Client) -> Result<Plan, Error> {
         let account = Account::read(client).await?;
-        let mut plan = Plan::make(client, &account, &self.file, self.prune)?;
-        plan.notes = account.notes.clone();
-        plan.ids = account.ids();
-        Ok(plan)
+        Plan::make(client, &account, &self.file, self.prune)
     }
 }
 
@@ -755,8 +752,8 @@ impl Plan {
         Ok(Self {
             changes,
             left,
-            notes: Vec::new(),
-            ids: Ids::new(),
+            notes: account.notes.clone(),
+            ids: account.ids(),
         })
     }
 
