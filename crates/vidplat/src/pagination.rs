@@ -325,15 +325,15 @@ impl<'a, O: Paginated + 'a> Numbered<'a, O> {
     /// Asks for pages up to what is known to exist, keeping at most twice
     /// the prefetch depth in hand (on the wire, decoding, or waiting).
     fn ask(&mut self) {
-        let (last_asked, in_hand) = match self.first {
-            FirstPage::Awaited => (
-                self.start.saturating_add(self.prefetch as u64).saturating_sub(1),
-                self.in_hand(),
-            ),
-            FirstPage::SaidLastPage => (u64::MAX, self.in_hand()),
-            FirstPage::SaidNothing => (u64::MAX, 1),
+        let last_asked = match self.first {
+            FirstPage::Awaited => self.start.saturating_add(self.prefetch as u64).saturating_sub(1),
+            FirstPage::SaidLastPage | FirstPage::SaidNothing => u64::MAX,
         };
         let last_asked = last_asked.min(self.limit);
+        let in_hand = match (self.prefetch, self.first) {
+            (1, _) | (_, FirstPage::SaidNothing) => 1,
+            (depth, _) => depth.saturating_mul(2),
+        };
         while self.in_flight.len() < in_hand {
             let Some(n) = self.next.filter(|n| *n <= last_asked) else {
                 break;
@@ -350,14 +350,6 @@ impl<'a, O: Paginated + 'a> Numbered<'a, O> {
                 }
                 .boxed(),
             );
-        }
-    }
-
-    fn in_hand(&self) -> usize {
-        if self.prefetch == 1 {
-            1
-        } else {
-            self.prefetch.saturating_mul(2)
         }
     }
 
