@@ -431,14 +431,12 @@ fn guarded<'a, P: Paged + Send + 'a>(
             seen.received = seen.received.saturating_add(1);
             // An empty page ends a list: the same one twice says nothing.
             let fingerprint = digest.filter(|_| !page.is_empty()).map(|digest| (page.len(), digest));
-            let problem = if bound.is_some_and(|bound| seen.received > u64::try_from(bound).unwrap_or(u64::MAX)) {
-                Some(PagingProblem::TooManyPages {
-                    bound: bound.unwrap_or_default(),
-                })
-            } else if fingerprint.is_some() && fingerprint == seen.previous {
-                Some(PagingProblem::SamePageAgain)
-            } else {
-                None
+            let problem = match bound {
+                Some(bound) if seen.received > u64::try_from(bound).unwrap_or(u64::MAX) => {
+                    Some(PagingProblem::TooManyPages { bound })
+                }
+                _ if fingerprint.is_some() && fingerprint == seen.previous => Some(PagingProblem::SamePageAgain),
+                _ => None,
             };
             seen.previous = fingerprint;
             match problem {
