@@ -334,7 +334,6 @@ struct Seen {
 impl Seen {
     /// About what it takes in memory.
     fn footprint(&self) -> usize {
-        let text = |text: Option<&String>| text.map_or(0, String::len);
         let subject = match &self.subject {
             Subject::ContentName(name) => name.len(),
             _ => 0,
@@ -344,7 +343,7 @@ impl Seen {
             + subject
             + 2 * self.state.len()
             + self.shown.len()
-            + 2 * text(self.updated_at.as_ref())
+            + 2 * self.updated_at.as_ref().map_or(0, String::len)
     }
 }
 
