@@ -224,12 +224,15 @@ impl Catalog {
                 .held(&kind)
                 .iter()
                 .map(|held| {
-                    let mut item = match account.as_written(&kind, &held.read) {
-                        Value::Object(members) => members,
-                        _ => Map::new(),
-                    };
-                    item.retain(|_, value| !value.is_null());
-                    item.insert("name".to_owned(), Value::String(held.name.clone()));
+                    let written = account.as_written(&kind, &held.read);
+                    // The name first, whatever order a map keeps.
+                    let mut item = Map::from_iter([("name".to_owned(), Value::String(held.name.clone()))]);
+                    let members = written.as_object().into_iter().flatten();
+                    item.extend(
+                        members
+                            .filter(|(member, value)| *member != "name" && !value.is_null())
+                            .map(|(member, value)| (member.clone(), value.clone())),
+                    );
                     Value::Object(item)
                 })
                 .collect();
