@@ -127,38 +127,18 @@ pub(crate) const fn decoder<T: DeserializeOwned + Send + 'static>(reading: Readi
     }
 }
 
+/// An answer the documents show no body for: `()` (the generator sees to
+/// it), whatever came.
 fn no_body<T: DeserializeOwned + Send + 'static>(
     exchange: Exchange,
     wire_slot: Option<OwnedSemaphorePermit>,
 ) -> Decoding<Response<T>> {
-    Box::pin(std::future::ready(read_no_body(exchange, wire_slot)))
-}
-
-fn while_arriving<T: DeserializeOwned + Send + 'static>(
-    exchange: Exchange,
-    wire_slot: Option<OwnedSemaphorePermit>,
-) -> Decoding<Response<T>> {
-    Box::pin(read_while_arriving(exchange, wire_slot))
-}
-
-fn whole<T: DeserializeOwned + Send + 'static>(
-    exchange: Exchange,
-    wire_slot: Option<OwnedSemaphorePermit>,
-) -> Decoding<Response<T>> {
-    Box::pin(decode_whole(exchange, wire_slot))
-}
-
-/// An answer the documents show no body for: `()` (the generator sees to
-/// it), whatever came.
-pub(crate) fn read_no_body<T: DeserializeOwned>(
-    exchange: Exchange,
-    wire_slot: Option<OwnedSemaphorePermit>,
-) -> Result<Response<T>, CallFailure> {
     drop(wire_slot);
     let Exchange { response, call, .. } = exchange;
     let unit = serde::de::value::UnitDeserializer::<serde::de::value::Error>::new();
-    let value = T::deserialize(unit).map_err(|e| {
-        call.failure(
+    let decoded = match T::deserialize(unit) {
+        Ok(value) => Ok(Response::new(response.status(), response.headers().clone(), value)),
+        Err(e) => Err(call.failure(
             Delivery::Answered,
             FailureKind::Decode(DecodeError {
                 operation: Some(call.operation.id),
@@ -167,20 +147,29 @@ pub(crate) fn read_no_body<T: DeserializeOwned>(
                 excerpt: String::new(),
                 reason: format!("the documents show no body, which its type cannot be made from: {e}"),
             }),
-        )
-    })?;
-    Ok(Response::new(response.status(), response.headers().clone(), value))
+        )),
+    };
+    Box::pin(std::future::ready(decoded))
 }
 
-pub(crate) async fn read_while_arriving<T: DeserializeOwned + Send + 'static>(
+/// A large list decoded while it arrives; `wire_slot` is given back once it has.
+fn while_arriving<T: DeserializeOwned + Send + 'static>(
     exchange: Exchange,
     wire_slot: Option<OwnedSemaphorePermit>,
-) -> Result<Response<T>, CallFailure> {
-    // Boxed: its state (channels, the decoding thread's hand-off) is a few
-    // KiB, and only the large lists pay for it; inline, every call's future would.
-    let decoded = Box::pin(decode_while_arriving(exchange)).await;
-    drop(wire_slot);
-    decoded
+) -> Decoding<Response<T>> {
+    let decoding = decode_while_arriving(exchange);
+    Box::pin(async move {
+        let decoded = decoding.await;
+        drop(wire_slot);
+        decoded
+    })
+}
+
+fn whole<T: DeserializeOwned + Send + 'static>(
+    exchange: Exchange,
+    wire_slot: Option<OwnedSemaphorePermit>,
+) -> Decoding<Response<T>> {
+    Box::pin(decode_whole(exchange, wire_slot))
 }
 
 impl<P> Prepared<P>
