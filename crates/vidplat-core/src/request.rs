@@ -10,8 +10,7 @@ use crate::prepared::{Outgoing, Prepared};
 use crate::retry::Delivery;
 use crate::route::fill;
 use crate::runtime::Runtime;
-use crate::setter::Refusal;
-use crate::setter::Refusals;
+use crate::setter::{Refusal, Refusals};
 use crate::table::OperationMeta;
 use crate::validate::{body_violations, has_body_checks, query_violations};
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
@@ -59,10 +58,6 @@ impl Runtime {
 }
 
 impl Request {
-    fn refuse_value(&mut self, refusal: Refusal) {
-        self.refusals.push(refusal);
-    }
-
     /// `rule`, broken by the value at `path` (a parameter's name, or a body member's whole path).
     fn refuse_at(&mut self, path: &str, rule: impl Into<std::borrow::Cow<'static, str>>) {
         self.refusals.push(Refusal::new(rule).at(path));
@@ -105,7 +100,7 @@ impl Request {
                     self.path.push((name, value));
                 }
             }
-            Err(refusal) => self.refuse_value(refusal),
+            Err(refusal) => self.refusals.push(refusal),
         }
         self
     }
@@ -128,7 +123,7 @@ impl Request {
                 None => {}
             },
             Ok(None) => {}
-            Err(refusal) => self.refuse_value(refusal),
+            Err(refusal) => self.refusals.push(refusal),
         }
         self
     }
@@ -151,7 +146,7 @@ impl Request {
             Ok(Some(items)) => items,
             Ok(None) => return self,
             Err(refusal) => {
-                self.refuse_value(refusal);
+                self.refusals.push(refusal);
                 return self;
             }
         };
@@ -243,7 +238,7 @@ impl Request {
                 }
             }
             Ok(None) => {}
-            Err(refusal) => self.refuse_value(refusal),
+            Err(refusal) => self.refusals.push(refusal),
         }
         self
     }
@@ -259,7 +254,7 @@ impl Request {
                 self.json_bytes(serde_json::to_vec(&body))
             }
             Err(refusal) => {
-                self.refuse_value(refusal);
+                self.refusals.push(refusal);
                 self
             }
         }
@@ -290,7 +285,7 @@ impl Request {
     pub fn raw(mut self, content_type: &'static str, body: Result<reqwest::Body, Refusal>) -> Self {
         match body {
             Ok(body) => self.body = Some((HeaderValue::from_static(content_type), body)),
-            Err(refusal) => self.refuse_value(refusal),
+            Err(refusal) => self.refusals.push(refusal),
         }
         self
     }
