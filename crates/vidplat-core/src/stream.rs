@@ -265,11 +265,10 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
             if let Some(row) = self.batch.next() {
                 return Poll::Ready(Some(Ok(row)));
             }
-            match self.rows.poll_recv(cx) {
-                Poll::Ready(Some(Ok(batch))) => self.batch = batch.into_iter(),
-                Poll::Ready(Some(Err(failure))) => return Poll::Ready(Some(Err(failure))),
-                Poll::Ready(None) => return Poll::Ready(None),
-                Poll::Pending => return Poll::Pending,
+            match std::task::ready!(self.rows.poll_recv(cx)) {
+                Some(Ok(batch)) => self.batch = batch.into_iter(),
+                Some(Err(failure)) => return Poll::Ready(Some(Err(failure))),
+                None => return Poll::Ready(None),
             }
         }
     }
@@ -356,7 +355,7 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Rows<'_, R> {
                 .blocking_send(Ok(batch))
                 .map_err(|_| serde::de::Error::custom(STOPPED))
         };
-        loop {
+        let ended = loop {
             match seq.next_element::<R>() {
                 Ok(Some(row)) => {
                     batch.push(row);
@@ -364,19 +363,14 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Rows<'_, R> {
                         send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))?;
                     }
                 }
-                Ok(None) => break,
-                Err(error) => {
-                    // The rows decoded before the failure are delivered first.
-                    if !batch.is_empty() {
-                        send(batch)?;
-                    }
-                    return Err(error);
-                }
+                Ok(None) => break Ok(()),
+                Err(error) => break Err(error),
             }
-        }
+        };
+        // The rows decoded before a failure are delivered first.
         if !batch.is_empty() {
             send(batch)?;
         }
-        Ok(())
+        ended
     }
 }
