@@ -250,15 +250,13 @@ fn redact_members(text: &str, members: &[&str]) -> Option<String> {
             }
             continue;
         };
-        if !secret {
-            // A value that is itself a string: skip it, it names nothing.
-            at = text.len() - contents.len();
-            let value_end = string_end(contents);
-            at = (at + value_end + 1).min(text.len());
-            continue;
-        }
         let value_start = text.len() - contents.len();
         let value_end = value_start + string_end(contents);
+        if !secret {
+            // A value that is itself a string: skip it, it names nothing.
+            at = (value_end + 1).min(text.len());
+            continue;
+        }
         out.push_str(&text[copied..value_start]);
         out.push_str(REDACTED);
         copied = value_end;
