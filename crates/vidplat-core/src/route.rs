@@ -175,17 +175,14 @@ impl Routes {
         Ok(Self { by_operation })
     }
 
-    /// The override of operation `id`, if any (no lookup when there are none, the usual case).
-    pub(crate) fn get(&self, id: &str) -> Option<&Route> {
+    /// The method and template operation `id` is sent with instead of its own, if overridden
+    /// (no lookup when there are none, the usual case).
+    pub fn of(&self, id: &str) -> Option<(Method, &str)> {
         if self.by_operation.is_empty() {
             return None;
         }
-        self.by_operation.get(id)
-    }
-
-    /// The method and template operation `id` is sent with instead of its own, if overridden.
-    pub fn of(&self, id: &str) -> Option<(Method, &str)> {
-        self.get(id).map(|route| (route.method, route.template.as_str()))
+        let route = self.by_operation.get(id)?;
+        Some((route.method, route.template.as_str()))
     }
 
     /// Whether there are none.

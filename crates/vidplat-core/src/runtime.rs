@@ -97,9 +97,9 @@ impl Runtime {
 
     /// The method and template `operation` is sent with: its override, else the YAML's.
     pub(crate) fn route(&self, operation: &'static OperationMeta) -> (Method, &str) {
-        match self.inner.routes.get(operation.id) {
-            Some(route) => (route.method, route.template.as_str()),
-            None => (operation.method, operation.path),
-        }
+        self.inner
+            .routes
+            .of(operation.id)
+            .unwrap_or((operation.method, operation.path))
     }
 }
