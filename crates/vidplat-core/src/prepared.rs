@@ -11,6 +11,7 @@ use crate::retry::Delivery;
 use crate::runtime::Runtime;
 use crate::stream::{decode_while_arriving, RowReceiver};
 use crate::table::{Method, OperationMeta, Reading};
+use reqwest::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use serde::de::DeserializeOwned;
 use std::fmt;
 use std::future::Future;
@@ -43,7 +44,40 @@ pub(crate) struct Outgoing {
 type Exchanging = Pin<Box<dyn Future<Output = Result<Exchange, CallFailure>> + Send>>;
 
 impl Outgoing {
-    fn exchange(self) -> Exchanging {
+    /// The request to `url` as every call sends it, an operation's or a raw
+    /// one: JSON accepted, the key where `operation` takes it, `headers`,
+    /// then `body` with its media type.
+    pub(crate) fn new(
+        runtime: Runtime,
+        operation: &'static OperationMeta,
+        method: Method,
+        url: reqwest::Url,
+        headers: Vec<(HeaderName, HeaderValue)>,
+        body: Option<(HeaderValue, reqwest::Body)>,
+    ) -> Self {
+        let mut request = reqwest::Request::new(method.to_reqwest(), url);
+        // The map is empty: appending is inserting, without the search for an existing entry.
+        let request_headers = request.headers_mut();
+        request_headers.append(ACCEPT, HeaderValue::from_static("application/json"));
+        if let (Some(authorization), true) = (&runtime.inner.authorization, operation.authenticated) {
+            request_headers.append(AUTHORIZATION, authorization.clone());
+        }
+        for (name, value) in headers {
+            request_headers.append(name, value);
+        }
+        if let Some((content_type, body)) = body {
+            request_headers.insert(CONTENT_TYPE, content_type);
+            *request.body_mut() = Some(body);
+        }
+        Outgoing {
+            runtime,
+            operation,
+            method,
+            request,
+        }
+    }
+
+    pub(crate) fn exchange(self) -> Exchanging {
         let Outgoing {
             runtime,
             operation,

@@ -11,7 +11,7 @@ use crate::retry::Delivery;
 use crate::runtime::Runtime;
 use crate::table::{Method, OperationMeta};
 use bytes::Bytes;
-use reqwest::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::header::HeaderValue;
 
 /// The row a request outside the table is sent under. Under the analytics
 /// quota it counts against every limit, as the rate-limited reports do.
@@ -51,13 +51,7 @@ impl RawRequest {
     /// Sends it: the answer's body as it came, under any 2xx; any other
     /// status is a failure, as for an operation.
     pub async fn send(self) -> Result<Response<Bytes>, CallFailure> {
-        let Outgoing {
-            runtime,
-            operation,
-            method,
-            request,
-        } = self.outgoing;
-        let Exchange { mut response, body, .. } = runtime.exchange(operation, method, request).await?;
+        let Exchange { mut response, body, .. } = self.outgoing.exchange().await?;
         let status = response.status();
         let headers = std::mem::take(response.headers_mut());
         Ok(Response::new(status, headers, body))
@@ -127,23 +121,9 @@ impl Runtime {
                 rule: "must stay under the service's base URL",
             }));
         }
-        let mut request = reqwest::Request::new(method.to_reqwest(), url);
-        let headers = request.headers_mut();
-        headers.append(ACCEPT, HeaderValue::from_static("application/json"));
-        if let Some(authorization) = &inner.authorization {
-            headers.append(AUTHORIZATION, authorization.clone());
-        }
-        if let Some(body) = body {
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            *request.body_mut() = Some(body.into());
-        }
+        let body = body.map(|body| (HeaderValue::from_static("application/json"), body.into()));
         Ok(RawRequest {
-            outgoing: Outgoing {
-                runtime: self.clone(),
-                operation,
-                method,
-                request,
-            },
+            outgoing: Outgoing::new(self.clone(), operation, method, url, Vec::new(), body),
         })
     }
 }

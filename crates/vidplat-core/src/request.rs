@@ -13,7 +13,7 @@ use crate::runtime::Runtime;
 use crate::setter::{Refusal, Refusals};
 use crate::table::OperationMeta;
 use crate::validate::{body_violations, has_body_checks, query_violations};
-use reqwest::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::header::{HeaderName, HeaderValue};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -340,26 +340,7 @@ impl Request {
         if !query.is_empty() {
             url.query_pairs_mut().extend_pairs(query);
         }
-        let mut request = reqwest::Request::new(method.to_reqwest(), url);
-        // The map is empty: appending is inserting, without the search for an existing entry.
-        let request_headers = request.headers_mut();
-        request_headers.append(ACCEPT, HeaderValue::from_static("application/json"));
-        if let (Some(authorization), true) = (&inner.authorization, operation.authenticated) {
-            request_headers.append(AUTHORIZATION, authorization.clone());
-        }
-        for (name, value) in headers {
-            request_headers.append(name, value);
-        }
-        if let Some((content_type, body)) = body {
-            request_headers.insert(CONTENT_TYPE, content_type);
-            *request.body_mut() = Some(body);
-        }
-        Ok(Outgoing {
-            runtime,
-            operation,
-            method,
-            request,
-        })
+        Ok(Outgoing::new(runtime, operation, method, url, headers, body))
     }
 }
 
