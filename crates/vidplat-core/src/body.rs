@@ -58,57 +58,38 @@ pub(crate) fn read_capped(
         let mut first: Option<Bytes> = None;
         let mut joined: Vec<u8> = Vec::new();
         let mut total: u64 = 0;
-        loop {
+        let more = loop {
             let next = if total == 0 {
                 response.chunk().await
             } else {
                 idle_bounded(idle, response.chunk()).await.ok_or(ReadError::Idle)?
             };
             let Some(chunk) = next.map_err(ReadError::Transport)? else {
-                break;
+                break false;
             };
             total = total.saturating_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
             if total > cap {
                 return Err(ReadError::TooLarge);
             }
-            if stream_above.is_some_and(|above| total > above) {
-                let body = match first.take() {
-                    Some(earlier) => {
-                        let mut joined = Vec::with_capacity(earlier.len() + chunk.len());
-                        joined.extend_from_slice(&earlier);
-                        joined.extend_from_slice(&chunk);
-                        Bytes::from(joined)
-                    }
-                    None if joined.is_empty() => chunk,
-                    None => {
-                        joined.extend_from_slice(&chunk);
-                        Bytes::from(joined)
-                    }
-                };
-                return Ok(ReadAnswer {
-                    response,
-                    body,
-                    more: true,
-                });
-            }
+            let more = stream_above.is_some_and(|above| total > above);
             match first.take() {
                 None if joined.is_empty() => first = Some(chunk),
                 earlier => {
                     if let Some(earlier) = earlier {
-                        let expected = announced.unwrap_or(0).min(cap);
+                        // A body left on the wire is held up to here only, a whole one as announced.
+                        let expected = if more { 0 } else { announced.unwrap_or(0).min(cap) };
                         joined.reserve(usize::try_from(expected).unwrap_or(0).max(earlier.len() + chunk.len()));
                         joined.extend_from_slice(&earlier);
                     }
                     joined.extend_from_slice(&chunk);
                 }
             }
-        }
+            if more {
+                break true;
+            }
+        };
         let body = first.unwrap_or_else(|| Bytes::from(joined));
-        Ok(ReadAnswer {
-            response,
-            body,
-            more: false,
-        })
+        Ok(ReadAnswer { response, body, more })
     }
 }
 
