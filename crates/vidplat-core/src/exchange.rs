@@ -20,7 +20,7 @@ use crate::redact::Redactor;
 use crate::remainder::{Remainder, STREAM_ABOVE};
 use crate::retry::{may_send_again, Delivery};
 use crate::runtime::Runtime;
-use crate::table::{Method, OperationMeta, Reading, Service};
+use crate::table::{Method, OperationMeta, Reading};
 use crate::timeout::{Deadline, TimeoutKind};
 use bytes::Bytes;
 use std::future::Future;
@@ -33,9 +33,8 @@ use tracing::Instrument as _;
 /// reading or decoding the body must say.
 #[derive(Clone, Debug)]
 pub(crate) struct Call {
-    pub(crate) service: Service,
+    pub(crate) site: Site,
     pub(crate) operation: &'static OperationMeta,
-    pub(crate) method: Method,
     pub(crate) attempts: u32,
     pub(crate) redactor: Arc<Redactor>,
 }
@@ -43,22 +42,14 @@ pub(crate) struct Call {
 impl Call {
     /// A failure of the call after its exchange (reading the rest of a body, decoding).
     pub(crate) fn failure(&self, delivery: Delivery, kind: FailureKind) -> CallFailure {
-        crate::observe::call_failed(self.site(), &kind);
+        crate::observe::call_failed(self.site, &kind);
         CallFailure {
-            service: self.service,
+            service: self.site.service,
             operation: self.operation.id,
-            method: self.method,
+            method: self.site.method,
             delivery,
             attempts: self.attempts,
             kind,
-        }
-    }
-
-    pub(crate) fn site(&self) -> Site {
-        Site {
-            service: self.service,
-            operation: self.operation.id,
-            method: self.method,
         }
     }
 }
@@ -286,9 +277,8 @@ impl Runtime {
                                     body,
                                     rest,
                                     call: Call {
-                                        service,
+                                        site,
                                         operation,
-                                        method,
                                         attempts,
                                         redactor: inner.redactor.clone(),
                                     },
