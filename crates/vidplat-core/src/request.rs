@@ -133,12 +133,8 @@ impl Request {
     /// empty value would be a filter on ""). An item holding a comma would
     /// travel as two items, so it is refused.
     pub fn query_joined<T: Serialize>(self, name: &'static str, value: Result<Option<Vec<T>>, Refusal>) -> Self {
-        let value = match value {
-            Ok(Some(items)) if !items.is_empty() => Ok(Some(serde_json::to_value(&items))),
-            Ok(_) => Ok(None),
-            Err(refusal) => Err(refusal),
-        };
-        self.query_joined_value(name, value)
+        let set = value.map(|items| items.filter(|items| !items.is_empty()));
+        self.query_joined_value(name, serialise_set(set))
     }
 
     fn query_joined_value(mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Self {
