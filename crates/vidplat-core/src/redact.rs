@@ -6,6 +6,7 @@
 
 use secrecy::{ExposeSecret, SecretString};
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 /// What replaces a secret.
 pub const REDACTED: &str = "[redacted]";
@@ -273,19 +274,13 @@ fn redact_members(text: &str, members: &[&str]) -> Option<String> {
 /// (`\/` for `/`), and percent-encoded (upper- and lower-case hex).
 fn key_forms(key: &str) -> Vec<String> {
     let encoded = percent_encoding::utf8_percent_encode(key, percent_encoding::NON_ALPHANUMERIC).to_string();
+    // The same bytes kept and escaped (all but ASCII letters and digits), the hex in lower case.
     let mut lower = String::with_capacity(encoded.len());
-    let mut hex_left = 0;
-    for c in encoded.chars() {
-        match c {
-            '%' => {
-                hex_left = 2;
-                lower.push(c);
-            }
-            _ if hex_left > 0 => {
-                hex_left -= 1;
-                lower.push(c.to_ascii_lowercase());
-            }
-            _ => lower.push(c),
+    for byte in key.bytes() {
+        if byte.is_ascii_alphanumeric() {
+            lower.push(char::from(byte));
+        } else {
+            let _ = write!(lower, "%{byte:02x}");
         }
     }
     let mut forms = vec![key.to_owned(), key.replace('/', "\\/"), encoded, lower];
