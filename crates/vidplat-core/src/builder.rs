@@ -176,15 +176,13 @@ impl RuntimeBuilder {
             }
             None => None,
         };
-        let base = match &self.base_url {
-            Some(url) => BaseUrl::parse(url, self.allow_insecure_http)?,
-            None => {
-                return Err(ConfigError::MissingBaseUrl {
-                    service: self.table.service,
-                    variable: self.table.service.url_variable(),
-                })
-            }
+        let Some(url) = &self.base_url else {
+            return Err(ConfigError::MissingBaseUrl {
+                service: self.table.service,
+                variable: self.table.service.url_variable(),
+            });
         };
+        let base = BaseUrl::parse(url, self.allow_insecure_http)?;
         let routes = if self.routes.is_empty() {
             self.checked_routes
         } else if self.checked_routes.is_empty() {
