@@ -75,32 +75,31 @@ impl Request {
     }
 
     fn path_value(mut self, name: &'static str, value: Result<Serialised, Refusal>) -> Self {
-        match value {
-            Ok(value) => {
-                let value = match value {
-                    Ok(scalar @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => scalar,
-                    Ok(other) => {
-                        self.cannot_send(name, format!("is not a single value but {}", json_kind(&other)));
-                        return self;
-                    }
-                    Err(e) => {
-                        self.cannot_send(name, e.to_string());
-                        return self;
-                    }
-                };
-                // `.` and `..` would move up the path, an empty segment elsewhere.
-                if let Some(text @ ("" | "." | "..")) = value.as_str() {
-                    let rule = if text.is_empty() {
-                        "must not be empty (it fills a path segment)"
-                    } else {
-                        "must not be `.` or `..` (it fills a path segment, and would change which path is asked for)"
-                    };
-                    self.refuse_at(&name.replace('-', "_"), rule);
-                } else {
-                    self.path.push((name, value));
-                }
+        let value = match value {
+            Ok(Ok(scalar @ (Value::String(_) | Value::Number(_) | Value::Bool(_)))) => scalar,
+            Ok(Ok(other)) => {
+                self.cannot_send(name, format!("is not a single value but {}", json_kind(&other)));
+                return self;
             }
-            Err(refusal) => self.refusals.push(refusal),
+            Ok(Err(e)) => {
+                self.cannot_send(name, e.to_string());
+                return self;
+            }
+            Err(refusal) => {
+                self.refusals.push(refusal);
+                return self;
+            }
+        };
+        // `.` and `..` would move up the path, an empty segment elsewhere.
+        if let Some(text @ ("" | "." | "..")) = value.as_str() {
+            let rule = if text.is_empty() {
+                "must not be empty (it fills a path segment)"
+            } else {
+                "must not be `.` or `..` (it fills a path segment, and would change which path is asked for)"
+            };
+            self.refuse_at(&name.replace('-', "_"), rule);
+        } else {
+            self.path.push((name, value));
         }
         self
     }
