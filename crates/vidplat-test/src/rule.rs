@@ -246,26 +246,17 @@ impl<Op: MockOperation> Rule<Op> {
     /// The current answer comes after `delay` (in tokio's time: instant under
     /// paused time). A delay past the client's attempt timeout is a timeout.
     pub fn delay(self, delay: Duration) -> Self {
-        if let Some(step) = lock(&self.state).steps.last_mut() {
-            step.delay = delay;
-        }
-        self
+        self.set(|step| step.delay = delay)
     }
 
     /// The current answer is given `n` times (1 unless set) before the next.
     pub fn times(self, n: u32) -> Self {
-        if let Some(step) = lock(&self.state).steps.last_mut() {
-            step.times = Some(n);
-        }
-        self
+        self.set(|step| step.times = Some(n))
     }
 
     /// The current answer is given to every request from here on.
     pub fn always(self) -> Self {
-        if let Some(step) = lock(&self.state).steps.last_mut() {
-            step.times = None;
-        }
-        self
+        self.set(|step| step.times = None)
     }
 
     /// Starts the next answer of the sequence: what follows answers once the
@@ -275,19 +266,9 @@ impl<Op: MockOperation> Rule<Op> {
         {
             let mut state = lock(&self.state);
             match state.steps.last() {
-                Some(Step {
-                    answer: Some(_),
-                    times: Some(_),
-                    ..
-                }) => state.steps.push(new_step()),
-                Some(Step {
-                    answer: Some(_),
-                    times: None,
-                    ..
-                }) => {
-                    panic!("{}: nothing follows an answer given always", Op::META.id)
-                }
-                _ => panic!("{}: then() follows an answer", Op::META.id),
+                None | Some(Step { answer: None, .. }) => panic!("{}: then() follows an answer", Op::META.id),
+                Some(Step { times: None, .. }) => panic!("{}: nothing follows an answer given always", Op::META.id),
+                Some(_) => state.steps.push(new_step()),
             }
         }
         self
@@ -298,25 +279,23 @@ impl<Op: MockOperation> Rule<Op> {
         lock(&self.state).calls
     }
 
-    #[track_caller]
-    fn answer(self, answer: Answer) -> Self {
-        {
-            let mut state = lock(&self.state);
-            if state.steps.is_empty() {
-                state.steps.push(new_step());
-            }
-            let Some(step) = state.steps.last_mut() else {
-                unreachable!("a step was just added")
-            };
-            if step.answer.is_some() {
-                panic!(
-                    "{}: this step has an answer already; start the next with then()",
-                    Op::META.id
-                );
-            }
-            step.answer = Some(answer);
+    /// Changes the current step (a rule always has one: [`Mock::on`](crate::Mock::on) adds the first).
+    fn set(self, change: impl FnOnce(&mut Step)) -> Self {
+        if let Some(step) = lock(&self.state).steps.last_mut() {
+            change(step);
         }
         self
+    }
+
+    #[track_caller]
+    fn answer(self, answer: Answer) -> Self {
+        if let Some(Step { answer: Some(_), .. }) = lock(&self.state).steps.last() {
+            panic!(
+                "{}: this step has an answer already; start the next with then()",
+                Op::META.id
+            );
+        }
+        self.set(|step| step.answer = Some(answer))
     }
 }
 

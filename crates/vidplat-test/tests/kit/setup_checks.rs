@@ -389,3 +389,26 @@ async fn the_raw_escape_hatch_answers_what_the_document_does_not() {
     assert_eq!((error.status(), error.code()), (Some(409), Some("FULL_TASK")));
     mock.verify();
 }
+
+#[test]
+fn a_sequence_set_up_out_of_order_panics_naming_the_operation() {
+    let shown = refused(|mock| {
+        mock.on(encoder::GetTask).then();
+    });
+    assert_eq!(shown, "get_task: then() follows an answer");
+    let shown = refused(|mock| {
+        mock.on(encoder::GetTask).refuse_connection().always().then();
+    });
+    assert_eq!(shown, "get_task: nothing follows an answer given always");
+    let shown = refused(|mock| {
+        mock.on(encoder::GetTask).refuse_connection().refuse_connection();
+    });
+    assert_eq!(
+        shown,
+        "get_task: this step has an answer already; start the next with then()"
+    );
+    let shown = refused(|mock| {
+        mock.on(encoder::GetTask).refuse_connection().header("retry-after", "1");
+    });
+    assert_eq!(shown, "get_task: header() follows an HTTP answer");
+}
