@@ -14,6 +14,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use url::form_urlencoded;
 use vidplat_core::{Redactor, ResponseFuture, SecretString, Transport, REDACTED};
 
 /// The `format` member of the cassettes this version writes, and the only one it reads.
@@ -510,7 +511,11 @@ impl RecordedRequest {
         check(self.operation == live.operation, "operation");
         check(self.method.eq_ignore_ascii_case(&live.method), "method");
         check(self.path == live.path, "path");
-        check(query_pairs(&self.query) == query_pairs(&live.query), "query");
+        let (recorded, sent) = (self.query.as_bytes(), live.query.as_bytes());
+        check(
+            form_urlencoded::parse(recorded).eq(form_urlencoded::parse(sent)),
+            "query",
+        );
         check(self.headers == live.headers, "headers");
         check(self.body == live.body, "body");
         differ
@@ -528,22 +533,6 @@ impl RecordedRequest {
             self.method, self.path, self.service, self.operation
         )
     }
-}
-
-fn query_pairs(query: &str) -> Vec<(String, String)> {
-    let decode = |text: &str| {
-        percent_encoding::percent_decode_str(&text.replace('+', " "))
-            .decode_utf8_lossy()
-            .into_owned()
-    };
-    query
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (decode(name), decode(value))
-        })
-        .collect()
 }
 
 /// A request's key, scrubbed, and the scrubber for its answer; or why it has none.
@@ -751,5 +740,41 @@ mod tests {
             Some(b"fo".to_vec()),
             "spare bits are let be"
         );
+    }
+
+    /// Queries are compared as decoded pairs: `+` and `%20` are one space,
+    /// empty pairs are nothing, a name without `=` has an empty value.
+    #[test]
+    fn queries_are_compared_as_decoded_pairs() {
+        let request = |query: &str| RecordedRequest {
+            service: "encoder".to_owned(),
+            operation: "list_tasks".to_owned(),
+            method: "GET".to_owned(),
+            path: "/v1/tasks".to_owned(),
+            query: query.to_owned(),
+            headers: BTreeMap::new(),
+            body: None,
+        };
+        let same = [
+            ("q=a+b", "q=a%20b"),
+            ("a=1&&b=2&", "a=1&b=2"),
+            ("flag", "flag="),
+            ("name=%E3%81%82", "name=\u{3042}"),
+            ("bad=%FF", "bad=\u{FFFD}"),
+            ("x=1=2", "x=1%3D2"),
+        ];
+        for (recorded, sent) in same {
+            assert!(
+                request(recorded).differences(&request(sent)).is_empty(),
+                "{recorded} {sent}"
+            );
+        }
+        for (recorded, sent) in [("a=1&b=2", "b=2&a=1"), ("a=1", "a=1&a=1"), ("a+b=1", "a%2Bb=1")] {
+            assert_eq!(
+                request(recorded).differences(&request(sent)),
+                ["query"],
+                "{recorded} {sent}"
+            );
+        }
     }
 }

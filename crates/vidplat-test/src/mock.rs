@@ -287,10 +287,7 @@ pub(crate) fn route(request: &reqwest::Request) -> Option<Incoming> {
         method: method.to_owned(),
         path: url.path().to_owned(),
         path_params,
-        query: url
-            .query_pairs()
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect(),
+        query: url.query_pairs().into_owned().collect(),
         headers: request
             .headers()
             .iter()
@@ -304,19 +301,16 @@ pub(crate) fn route(request: &reqwest::Request) -> Option<Incoming> {
 /// The path members, decoded, when `segments` end with the segments of `operation`'s path.
 fn matches_template(operation: &OperationMeta, segments: &[&str]) -> Option<Vec<(String, String)>> {
     let wanted = operation.path.split('/').filter(|s| !s.is_empty()).count();
-    let tail = segments.get(segments.len().checked_sub(wanted)?..)?;
-    let members = operation.path_members(tail)?;
-    Some(
-        members
-            .into_iter()
-            .map(|(name, value)| (name.to_owned(), decoded(value)))
-            .collect(),
-    )
+    path_params(operation, segments.get(segments.len().checked_sub(wanted)?..)?)
 }
 
-/// A path segment as its member's value: percent-decoded, invalid UTF-8 replaced.
-pub(crate) fn decoded(segment: &str) -> String {
-    percent_encoding::percent_decode_str(segment)
-        .decode_utf8_lossy()
-        .into_owned()
+/// The path members when `segments` are those of `operation`'s path: percent-decoded, invalid UTF-8 replaced.
+pub(crate) fn path_params(operation: &OperationMeta, segments: &[&str]) -> Option<Vec<(String, String)>> {
+    let members = operation.path_members(segments)?.into_iter();
+    let decoded = |segment: &str| {
+        percent_encoding::percent_decode_str(segment)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    Some(members.map(|(name, value)| (name.to_owned(), decoded(value))).collect())
 }

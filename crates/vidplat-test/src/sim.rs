@@ -27,6 +27,7 @@
 //! # let _ = (client, asked); Ok(()) }
 //! ```
 
+use crate::mock::path_params;
 use crate::operation::{Incoming, MockOperation, Sent, Unreadable};
 use crate::rule::documented_error;
 
@@ -68,25 +69,14 @@ pub fn sent<Op: MockOperation>(simulator: &Simulator, op: Op) -> Result<Vec<Sent
 /// A journal entry as the mock's [`Incoming`], which the generated readers take.
 fn incoming<Op: MockOperation>(received: &Received) -> Result<Incoming, Unreadable> {
     let segments: Vec<&str> = received.path.split('/').filter(|s| !s.is_empty()).collect();
-    let path_params = Op::META
-        .path_members(&segments)
-        .ok_or_else(|| Unreadable {
-            member: "path".to_owned(),
-            reason: format!("`{}` is not the operation's path {}", received.path, Op::META.path),
-        })?
-        .into_iter()
-        .map(|(name, value)| (name.to_owned(), crate::mock::decoded(value)))
-        .collect();
-    // The journal keeps the query as sent; the mock reads it the same way, through `Url`.
-    let query = received
-        .query
-        .as_deref()
-        .and_then(|query| reqwest::Url::parse(&format!("http://sim.invalid/?{query}")).ok())
-        .map_or_else(Vec::new, |url| {
-            url.query_pairs()
-                .map(|(name, value)| (name.into_owned(), value.into_owned()))
-                .collect()
-        });
+    let path_params = path_params(Op::META, &segments).ok_or_else(|| Unreadable {
+        member: "path".to_owned(),
+        reason: format!("`{}` is not the operation's path {}", received.path, Op::META.path),
+    })?;
+    // The journal keeps the query as sent; the mock reads it the same way, as form-urlencoded pairs.
+    let query = received.query.as_deref().map_or_else(Vec::new, |query| {
+        url::form_urlencoded::parse(query.as_bytes()).into_owned().collect()
+    });
     Ok(Incoming {
         service: Op::TABLE.service,
         operation: Op::META,
