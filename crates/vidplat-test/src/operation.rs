@@ -111,15 +111,16 @@ impl Incoming {
         let mut members = serde_json::Map::new();
         for argument in Op::META.arguments.iter().filter(|a| a.place != Place::Body) {
             let wire = argument.wire;
-            let texts: Vec<&str> = match argument.place {
-                Place::Path => self
-                    .path_params
-                    .iter()
-                    .filter(|(name, _)| name == wire)
-                    .map(|(_, value)| value.as_str())
-                    .collect(),
-                place => self.values(wire, place == Place::Header).collect(),
+            let (pairs, header) = match argument.place {
+                Place::Path => (&self.path_params, false),
+                Place::Header => (&self.headers, true),
+                _ => (&self.query, false),
             };
+            let texts: Vec<&str> = pairs
+                .iter()
+                .filter(|(name, _)| name == wire || (header && name.eq_ignore_ascii_case(wire)))
+                .map(|(_, value)| value.as_str())
+                .collect();
             let value = match (texts.as_slice(), argument.repeated) {
                 ([], _) if argument.place == Place::Path => return Err(unreadable(wire, "is missing from the path")),
                 ([], _) if argument.required => return Err(unreadable(wire, "is required, and the request has none")),
@@ -172,20 +173,6 @@ impl Incoming {
             None => serde_json::from_value(Value::Null),
         };
         decoded.map_err(|e| unreadable("body", &format!("does not decode: {e}")))
-    }
-
-    fn values<'a>(&'a self, name: &'a str, header: bool) -> impl Iterator<Item = &'a str> + 'a {
-        let pairs = if header { &self.headers } else { &self.query };
-        pairs
-            .iter()
-            .filter(move |(n, _)| {
-                if header {
-                    n.eq_ignore_ascii_case(name)
-                } else {
-                    n == name
-                }
-            })
-            .map(|(_, v)| v.as_str())
     }
 }
 
