@@ -393,11 +393,12 @@ impl Transport for Cassette {
                 let described = describe(&request);
                 let line = format!("{} {}", request.method(), request.url().path());
                 Box::pin(async move {
-                    let response = client.execute(request).await?;
-                    let status = response.status();
-                    let version = response.version();
-                    let mut headers = response.headers().clone();
-                    let mut response = response;
+                    let mut response = client.execute(request).await?;
+                    // The answer's head, handed back with whatever body is passed on.
+                    let mut head = http::Response::new(());
+                    *head.status_mut() = response.status();
+                    *head.version_mut() = response.version();
+                    *head.headers_mut() = response.headers().clone();
                     let mut bytes = Vec::new();
                     while let Some(chunk) = response.chunk().await? {
                         bytes.extend_from_slice(&chunk);
@@ -408,29 +409,21 @@ impl Transport for Cassette {
                             let rest = response.bytes_stream();
                             let read = futures::stream::once(async move { Ok(bytes::Bytes::from(bytes)) });
                             let body = reqwest::Body::wrap_stream(futures::StreamExt::chain(read, rest));
-                            let mut passed = http::Response::new(body);
-                            *passed.status_mut() = status;
-                            *passed.version_mut() = version;
-                            *passed.headers_mut() = headers;
-                            return Ok(reqwest::Response::from(passed));
+                            return Ok(reqwest::Response::from(head.map(|()| body)));
                         }
                     }
                     for name in DROPPED_RESPONSE_HEADERS {
-                        headers.remove(name);
+                        head.headers_mut().remove(name);
                     }
                     match described {
                         Ok((request, scrubber)) => {
-                            let response = scrubber.response(status.as_u16(), &headers, &bytes);
+                            let response = scrubber.response(head.status().as_u16(), head.headers(), &bytes);
                             lock(exchanges).push(Exchange { request, response });
                         }
                         Err(why) => lock(&self.inner.unrecorded).push(format!("not recorded: {line}: {why}")),
                     }
                     // The live run gets what the service sent: the scrub is for the file.
-                    let mut rebuilt = http::Response::new(reqwest::Body::from(bytes));
-                    *rebuilt.status_mut() = status;
-                    *rebuilt.version_mut() = version;
-                    *rebuilt.headers_mut() = headers;
-                    Ok(reqwest::Response::from(rebuilt))
+                    Ok(reqwest::Response::from(head.map(|()| reqwest::Body::from(bytes))))
                 })
             }
         }
