@@ -544,19 +544,12 @@ fn describe(request: &reqwest::Request) -> Result<(RecordedRequest, Scrubber), S
     let matched = incoming.operation.path.split('/').filter(|s| !s.is_empty()).count();
     let segments: Vec<&str> = url.path().split('/').filter(|s| !s.is_empty()).collect();
     let relative = segments[segments.len().saturating_sub(matched)..].join("/");
-    let mut headers = BTreeMap::<String, String>::new();
-    for (name, value) in request.headers() {
-        let Some(value) = name.as_str().starts_with("x-").then(|| value.to_str().ok()).flatten() else {
-            continue;
-        };
-        add_header(&mut headers, name.as_str(), scrubber.text(value));
-    }
     let body = request.body().and_then(|body| match body.as_bytes() {
         None => Some(RequestBody::Streamed),
         Some([]) => None,
         Some(bytes) => Some(match std::str::from_utf8(bytes) {
             Ok(text) => {
-                let text = scrubber.text(text);
+                let text = scrubber.redactor.text(text);
                 match serde_json::from_str::<Value>(&text) {
                     Ok(json) => RequestBody::Json(json),
                     Err(_) => RequestBody::Text(text.into_owned()),
@@ -569,9 +562,9 @@ fn describe(request: &reqwest::Request) -> Result<(RecordedRequest, Scrubber), S
         service: incoming.service.as_str().to_owned(),
         operation: incoming.operation.id.to_owned(),
         method: incoming.method,
-        path: scrubber.text(&format!("/{relative}")).into_owned(),
+        path: scrubber.redactor.text(&format!("/{relative}")).into_owned(),
         query: url.query().map(|q| scrubber.query(q)).unwrap_or_default(),
-        headers,
+        headers: scrubber.headers(request.headers(), |name| name.starts_with("x-")),
         body,
     };
     Ok((recorded, scrubber))
@@ -586,20 +579,16 @@ fn api_key(request: &reqwest::Request) -> Option<SecretString> {
         .then(|| SecretString::from(key.trim().to_owned()))
 }
 
-/// What a cassette removes from one exchange.
+/// What a cassette removes from one exchange: through its redactor, the
+/// API key, secret members' values and signatures.
 struct Scrubber {
     redactor: Redactor,
     secret_members: &'static [&'static str],
 }
 
 impl Scrubber {
-    /// The API key, secret members' values and signatures removed.
-    fn text<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        self.redactor.text(text)
-    }
-
     /// A query as sent, with the value of a `signature` or secret member
-    /// parameter replaced, and [`text`](Scrubber::text) applied to each pair.
+    /// parameter replaced, and the redactor applied to each pair.
     fn query(&self, query: &str) -> String {
         query
             .split('&')
@@ -608,30 +597,42 @@ impl Scrubber {
                 let name_read = percent_encoding::percent_decode_str(name).decode_utf8_lossy();
                 if !value.is_empty() && (name_read == "signature" || self.secret_members.contains(&name_read.as_ref()))
                 {
-                    format!("{}={REDACTED}", self.text(name))
+                    format!("{}={REDACTED}", self.redactor.text(name))
                 } else {
-                    self.text(pair).into_owned()
+                    self.redactor.text(pair).into_owned()
                 }
             })
             .collect::<Vec<_>>()
             .join("&")
     }
 
-    fn response(&self, status: u16, headers: &http::HeaderMap, body: &[u8]) -> RecordedResponse {
+    /// The text headers that `keep` names, scrubbed; a repeated one's values
+    /// joined with `, `, as HTTP joins them.
+    fn headers(&self, headers: &http::HeaderMap, keep: impl Fn(&str) -> bool) -> BTreeMap<String, String> {
         let mut kept = BTreeMap::<String, String>::new();
-        for (name, value) in headers {
+        for (name, value) in headers.iter().filter(|(name, _)| keep(name.as_str())) {
             let Ok(value) = value.to_str() else { continue };
-            add_header(&mut kept, name.as_str(), self.text(value));
+            let value = self.redactor.text(value);
+            kept.entry(name.as_str().to_owned())
+                .and_modify(|held| {
+                    held.push_str(", ");
+                    held.push_str(&value);
+                })
+                .or_insert_with(|| value.into_owned());
         }
+        kept
+    }
+
+    fn response(&self, status: u16, headers: &http::HeaderMap, body: &[u8]) -> RecordedResponse {
         let (body, body_base64) = match std::str::from_utf8(body) {
             Ok("") => (None, None),
-            Ok(text) => (Some(self.text(text).into_owned()), None),
+            Ok(text) => (Some(self.redactor.text(text).into_owned()), None),
             Err(_) => {
                 // Bytes that are not UTF-8 can still hold a key or a secret
                 // member: then the body is kept as scrubbed text (its invalid
                 // bytes become U+FFFD), else byte for byte.
                 let lossy = String::from_utf8_lossy(body);
-                match self.text(&lossy) {
+                match self.redactor.text(&lossy) {
                     Cow::Owned(scrubbed) => (Some(scrubbed), None),
                     Cow::Borrowed(_) => (None, Some(BASE64.encode(body))),
                 }
@@ -639,7 +640,7 @@ impl Scrubber {
         };
         RecordedResponse {
             status,
-            headers: kept,
+            headers: self.headers(headers, |_| true),
             body,
             body_base64,
         }
@@ -685,18 +686,6 @@ fn read_cassette(text: &str) -> Result<(Vec<Exchange>, Vec<Vec<u8>>), String> {
         bodies.push(body);
     }
     Ok((exchanges, bodies))
-}
-
-/// `value` under `name`, after the values a header of that name had already
-/// (`, ` between them, as HTTP joins a repeated header).
-fn add_header(headers: &mut BTreeMap<String, String>, name: &str, value: Cow<'_, str>) {
-    headers
-        .entry(name.to_owned())
-        .and_modify(|held| {
-            held.push_str(", ");
-            held.push_str(&value);
-        })
-        .or_insert_with(|| value.into_owned());
 }
 
 /// The standard alphabet, padded; a last digit's spare bits need not be zero.
@@ -769,5 +758,42 @@ mod tests {
                 "{recorded} {sent}"
             );
         }
+    }
+
+    /// A request keeps only its `x-` headers, scrubbed, a repeated one's
+    /// values joined; an answer keeps every text header, scrubbed.
+    #[cfg(feature = "encoder")]
+    #[test]
+    fn headers_are_kept_scrubbed_and_joined() {
+        let mut request = reqwest::Request::new(
+            reqwest::Method::GET,
+            reqwest::Url::parse("https://encoder.mock.invalid/v1/tasks/7").expect("a URL"),
+        );
+        let headers = request.headers_mut();
+        for (name, value) in [
+            ("authorization", "Bearer sk-123"),
+            ("accept", "application/json"),
+            ("x-trace", "a"),
+            ("x-trace", "b"),
+            ("x-echo", "key sk-123"),
+        ] {
+            headers.append(name, http::HeaderValue::from_static(value));
+        }
+        let (recorded, scrubber) = describe(&request).expect("an operation");
+        let shown = |headers: &BTreeMap<String, String>| format!("{headers:?}");
+        assert_eq!(
+            shown(&recorded.headers),
+            r#"{"x-echo": "key [redacted]", "x-trace": "a, b"}"#
+        );
+        let mut answered = http::HeaderMap::new();
+        answered.append("set-by", http::HeaderValue::from_static("sk-123"));
+        answered.append("vary", http::HeaderValue::from_static("a"));
+        answered.append("vary", http::HeaderValue::from_static("b"));
+        answered.append(
+            "binary",
+            http::HeaderValue::from_bytes(b"\xff").expect("a header value"),
+        );
+        let response = scrubber.response(200, &answered, b"");
+        assert_eq!(shown(&response.headers), r#"{"set-by": "[redacted]", "vary": "a, b"}"#);
     }
 }
