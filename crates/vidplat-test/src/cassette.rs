@@ -105,9 +105,8 @@ struct Inner {
 }
 
 enum Mode {
-    Record {
-        exchanges: Mutex<Vec<Exchange>>,
-    },
+    /// The exchanges recorded so far.
+    Record(Mutex<Vec<Exchange>>),
     Replay {
         exchanges: Vec<Exchange>,
         /// Each exchange's response body, decoded when the file was read.
@@ -119,7 +118,7 @@ enum Mode {
 impl fmt::Debug for Cassette {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (mode, exchanges) = match &self.inner.mode {
-            Mode::Record { exchanges } => ("record", lock(exchanges).len()),
+            Mode::Record(exchanges) => ("record", lock(exchanges).len()),
             Mode::Replay { exchanges, .. } => ("replay", exchanges.len()),
         };
         f.debug_struct("Cassette")
@@ -135,12 +134,7 @@ impl Cassette {
     /// A cassette that records into `path` (written by [`save`](Cassette::save)
     /// or [`finish`](Cassette::finish), replacing any file there).
     pub fn record(path: impl AsRef<Path>) -> Self {
-        Self::with(
-            path.as_ref(),
-            Mode::Record {
-                exchanges: Mutex::new(Vec::new()),
-            },
-        )
+        Self::with(path.as_ref(), Mode::Record(Mutex::default()))
     }
 
     /// A cassette that answers from the exchanges recorded in `path`.
@@ -200,7 +194,7 @@ impl Cassette {
 
     /// Whether this cassette records (else it replays).
     pub fn is_recording(&self) -> bool {
-        matches!(self.inner.mode, Mode::Record { .. })
+        matches!(self.inner.mode, Mode::Record(_))
     }
 
     /// The cassette's file.
@@ -226,7 +220,7 @@ impl Cassette {
     /// `#[tokio::test(start_paused = true)]` or `.analytics_quota(None)`.
     pub fn client_builder(&self, live: vidplat::ClientBuilder) -> vidplat::ClientBuilder {
         match self.inner.mode {
-            Mode::Record { .. } => live.transport(self.transport()),
+            Mode::Record(_) => live.transport(self.transport()),
             Mode::Replay { .. } => live
                 .encoder_url(ENCODER_URL)
                 .vms_url(VMS_URL)
@@ -244,7 +238,7 @@ impl Cassette {
     /// # Errors
     /// The file cannot be written; the error names it.
     pub fn save(&self) -> io::Result<()> {
-        let Mode::Record { exchanges } = &self.inner.mode else {
+        let Mode::Record(exchanges) = &self.inner.mode else {
             return Ok(());
         };
         let path = &self.inner.path;
@@ -388,7 +382,7 @@ impl Transport for Cassette {
                 let answer = self.answer(&request, exchanges, bodies, used);
                 Box::pin(async move { Ok(answer) })
             }
-            Mode::Record { exchanges } => {
+            Mode::Record(exchanges) => {
                 // Described before it is sent: sending consumes the request.
                 let described = describe(&request);
                 let line = format!("{} {}", request.method(), request.url().path());
@@ -516,14 +510,10 @@ impl RecordedRequest {
 
     /// `GET /v1/tasks/7?a=b (encoder get_task)`.
     fn summary(&self) -> String {
-        let query = if self.query.is_empty() {
-            String::new()
-        } else {
-            format!("?{}", self.query)
-        };
+        let mark = if self.query.is_empty() { "" } else { "?" };
         format!(
-            "{} {}{query} ({} {})",
-            self.method, self.path, self.service, self.operation
+            "{} {}{mark}{} ({} {})",
+            self.method, self.path, self.query, self.service, self.operation
         )
     }
 }
@@ -678,8 +668,7 @@ fn read_cassette(text: &str) -> Result<(Vec<Exchange>, Vec<Vec<u8>>), String> {
             (Some(text), None) => text.clone().into_bytes(),
             (None, Some(encoded)) => BASE64
                 .decode(encoded)
-                .ok()
-                .ok_or_else(|| unusable("`body_base64` is not base64".to_owned()))?,
+                .map_err(|_| unusable("`body_base64` is not base64".to_owned()))?,
             (None, None) => Vec::new(),
         };
         exchanges.push(exchange);
