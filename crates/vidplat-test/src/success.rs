@@ -13,6 +13,7 @@
 
 use serde::ser::{self, Serialize};
 use serde_json::{Error, Value};
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 pub use vidplat_core::{SuccessCheck, SuccessRule};
@@ -25,10 +26,7 @@ pub(crate) fn first_break<T: Serialize + ?Sized>(checks: &[SuccessCheck], value:
         return None;
     }
     let root = Node::of(checks);
-    let mut state = State {
-        path: Vec::new(),
-        found: None,
-    };
+    let mut state = State::default();
     // An error here is the value's own: the caller's serialisation reports it.
     let _ = value.serialize(At {
         node: &root,
@@ -103,13 +101,13 @@ impl Node {
     }
 }
 
-/// One step from the body to a value.
+/// One step from the body to a value: a member (a field's name or a map's key), or an item.
 enum Step {
-    Member(&'static str),
-    Key(String),
+    Member(Cow<'static, str>),
     Item(usize),
 }
 
+#[derive(Default)]
 struct State {
     path: Vec<Step>,
     found: Option<(String, String)>,
@@ -149,8 +147,8 @@ impl State {
         let mut out = String::new();
         for step in &self.path {
             match step {
-                Step::Member(name) => push_member(&mut out, name),
-                Step::Key(name) => push_member(&mut out, name),
+                Step::Member(name) if out.is_empty() => out.push_str(name),
+                Step::Member(name) => out.push_str(&format!(".{name}")),
                 Step::Item(i) => out.push_str(&format!("[{i}]")),
             }
         }
@@ -168,13 +166,6 @@ impl State {
         self.path.pop();
         outcome
     }
-}
-
-fn push_member(out: &mut String, name: &str) {
-    if !out.is_empty() {
-        out.push('.');
-    }
-    out.push_str(name);
 }
 
 /// The serialiser of the value at one place: judges scalars against the
@@ -279,7 +270,7 @@ impl<'n, 's> ser::Serializer for At<'n, 's> {
         value: &T,
     ) -> Result<(), Error> {
         match self.node.member(variant) {
-            Some(node) => self.state.descend(node, Step::Member(variant), value),
+            Some(node) => self.state.descend(node, Step::Member(variant.into()), value),
             None => Ok(()),
         }
     }
@@ -353,7 +344,7 @@ impl Compound<'_, '_> {
 
     fn member<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Error> {
         match self.node.and_then(|node| node.member(name)) {
-            Some(node) if self.state.found.is_none() => self.state.descend(node, Step::Member(name), value),
+            Some(node) if self.state.found.is_none() => self.state.descend(node, Step::Member(name.into()), value),
             _ => Ok(()),
         }
     }
@@ -409,7 +400,7 @@ impl ser::SerializeMap for Compound<'_, '_> {
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         let Some(key) = self.key.take() else { return Ok(()) };
         match self.node.and_then(|node| node.member(&key)) {
-            Some(node) if self.state.found.is_none() => self.state.descend(node, Step::Key(key), value),
+            Some(node) if self.state.found.is_none() => self.state.descend(node, Step::Member(key.into()), value),
             _ => Ok(()),
         }
     }
