@@ -208,7 +208,8 @@ impl<'n, 's> At<'n, 's> {
 macro_rules! judged_as_json {
     ($($method:ident($type:ty)),* $(,)?) => {$(
         fn $method(self, v: $type) -> Result<(), Error> {
-            self.scalar(|| Value::from(v))
+            // Fails only for a 128-bit number past 64 bits (serde_json holds none): judged as null.
+            self.scalar(|| serde_json::to_value(v).unwrap_or(Value::Null))
         }
     )*};
 }
@@ -226,20 +227,8 @@ impl<'n, 's> ser::Serializer for At<'n, 's> {
 
     judged_as_json! {
         serialize_bool(bool), serialize_i8(i8), serialize_i16(i16), serialize_i32(i32), serialize_i64(i64),
-        serialize_u8(u8), serialize_u16(u16), serialize_u32(u32), serialize_u64(u64),
-        serialize_f32(f32), serialize_f64(f64),
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        self.scalar(|| serde_json::to_value(v).unwrap_or(Value::Null))
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        self.scalar(|| serde_json::to_value(v).unwrap_or(Value::Null))
-    }
-    fn serialize_char(self, v: char) -> Result<(), Error> {
-        self.scalar(|| Value::String(v.to_string()))
-    }
-    fn serialize_str(self, v: &str) -> Result<(), Error> {
-        self.scalar(|| Value::String(v.to_owned()))
+        serialize_i128(i128), serialize_u8(u8), serialize_u16(u16), serialize_u32(u32), serialize_u64(u64),
+        serialize_u128(u128), serialize_f32(f32), serialize_f64(f64), serialize_char(char), serialize_str(&str),
     }
     fn serialize_bytes(self, _: &[u8]) -> Result<(), Error> {
         Ok(())
