@@ -219,12 +219,9 @@ impl<Op: MockOperation> Rule<Op> {
     /// If the current step's answer is not an HTTP answer.
     #[track_caller]
     pub fn header(self, name: &str, value: impl Into<String>) -> Self {
-        {
-            let mut state = lock(&self.state);
-            match state.steps.last_mut().and_then(|s| s.answer.as_mut()) {
-                Some(Answer::Http { headers, .. }) => headers.push((name.to_owned(), value.into())),
-                _ => panic!("{}: header() follows an HTTP answer", Op::META.id),
-            }
+        match lock(&self.state).steps.last_mut().and_then(|s| s.answer.as_mut()) {
+            Some(Answer::Http { headers, .. }) => headers.push((name.to_owned(), value.into())),
+            _ => panic!("{}: header() follows an HTTP answer", Op::META.id),
         }
         self
     }
