@@ -2,7 +2,7 @@
 //! services into a JSON file, secrets scrubbed, and later answers the same
 //! requests from that file, with no network and no account.
 
-use crate::mock::{http_answer, route, tables, ANALYTICS_URL, ENCODER_URL, VMS_URL};
+use crate::mock::{at_mock_urls, http_answer, route, tables};
 use crate::rule::lock;
 use base64::engine::{GeneralPurpose, GeneralPurposeConfig};
 use base64::Engine as _;
@@ -22,9 +22,6 @@ pub const CASSETTE_FORMAT: &str = "vidplat-test cassette 1";
 
 /// The environment variable with which [`Cassette::from_env`] records (`VIDPLAT_RECORD=1`).
 pub const RECORD_VARIABLE: &str = "VIDPLAT_RECORD";
-
-/// The key a replaying client sends: the requests reach no service.
-const REPLAY_KEY: &str = "vidplat-test-key";
 
 /// Response headers a cassette does not keep: the body is stored whole (its
 /// length and framing are the rebuilt answer's own), and cookies are credentials.
@@ -69,7 +66,7 @@ const DROPPED_RESPONSE_HEADERS: [&str; 4] = ["content-length", "transfer-encodin
 /// parsed JSON, another text body as text, a body that is not UTF-8 by its
 /// length only, and a streamed body (an upload from a file) only as being
 /// streamed. The base URLs are not part of it: an exchange recorded against
-/// `http://127.0.0.1:PORT/encoder` replays at [`ENCODER_URL`].
+/// `http://127.0.0.1:PORT/encoder` replays at [`ENCODER_URL`](crate::ENCODER_URL).
 ///
 /// **Scrubbed** from everything written to the file (and from each request
 /// before it is compared, so the same scrub applies to both sides):
@@ -203,7 +200,7 @@ impl Cassette {
     }
 
     /// This cassette as a client's transport (`Client::builder().transport(…)`).
-    /// Replaying, the client's base URLs must be the mock's ([`ENCODER_URL`],
+    /// Replaying, the client's base URLs must be the mock's ([`ENCODER_URL`](crate::ENCODER_URL),
     /// …) or have no path of their own; [`client_builder`](Cassette::client_builder)
     /// sets them.
     pub fn transport(&self) -> Arc<dyn Transport> {
@@ -212,7 +209,7 @@ impl Cassette {
 
     /// The builder of the client under test. Recording: `live` with this
     /// cassette as its transport, so it reaches the account `live` is set up
-    /// for. Replaying: `live` with the mock's base URLs ([`ENCODER_URL`], …),
+    /// for. Replaying: `live` with the mock's base URLs ([`ENCODER_URL`](crate::ENCODER_URL), …),
     /// a dummy key and this cassette as its transport, so neither an account
     /// nor a server is needed; its other settings (timeouts, retries, the
     /// analytics quota, the login id) are kept. Replaying more than three
@@ -221,12 +218,7 @@ impl Cassette {
     pub fn client_builder(&self, live: vidplat::ClientBuilder) -> vidplat::ClientBuilder {
         match self.inner.mode {
             Mode::Record(_) => live.transport(self.transport()),
-            Mode::Replay { .. } => live
-                .encoder_url(ENCODER_URL)
-                .vms_url(VMS_URL)
-                .analytics_url(ANALYTICS_URL)
-                .api_key(REPLAY_KEY)
-                .transport(self.transport()),
+            Mode::Replay { .. } => at_mock_urls(live).transport(self.transport()),
         }
     }
 

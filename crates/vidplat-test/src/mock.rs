@@ -95,12 +95,7 @@ impl Mock {
     /// and a key set, and everything else as a user's client has it (the
     /// analytics quota included: use tokio's paused time).
     pub fn client_builder(&self) -> vidplat::ClientBuilder {
-        vidplat::Client::builder()
-            .encoder_url(ENCODER_URL)
-            .vms_url(VMS_URL)
-            .analytics_url(ANALYTICS_URL)
-            .api_key("vidplat-test-key")
-            .transport(self.transport())
+        at_mock_urls(vidplat::Client::builder()).transport(self.transport())
     }
 
     /// A client answered by this mock ([`client_builder`](Mock::client_builder), built).
@@ -203,6 +198,15 @@ impl Transport for Mock {
             }
         })
     }
+}
+
+/// `builder` with the mock's base URLs and a key: its requests reach no service.
+pub(crate) fn at_mock_urls(builder: vidplat::ClientBuilder) -> vidplat::ClientBuilder {
+    builder
+        .encoder_url(ENCODER_URL)
+        .vms_url(VMS_URL)
+        .analytics_url(ANALYTICS_URL)
+        .api_key("vidplat-test-key")
 }
 
 /// A resolver that finds no address: a connection that never opens, without a socket.
