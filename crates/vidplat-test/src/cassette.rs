@@ -259,14 +259,9 @@ impl Cassette {
         let mut problems = lock(&self.inner.unrecorded).clone();
         if let Mode::Replay { exchanges, used, .. } = &self.inner.mode {
             let used = lock(used);
-            problems.extend(
-                exchanges
-                    .iter()
-                    .zip(used.iter())
-                    .enumerate()
-                    .filter(|(_, (_, used))| !**used)
-                    .map(|(i, (exchange, _))| format!("unused: exchange #{} {}", i + 1, exchange.request.summary())),
-            );
+            for (i, exchange) in exchanges.iter().enumerate().filter(|(i, _)| !used[*i]) {
+                problems.push(format!("unused: exchange #{} {}", i + 1, exchange.request.summary()));
+            }
         }
         problems
     }
