@@ -56,24 +56,19 @@ impl fmt::Debug for RuleState {
 }
 
 impl RuleState {
-    /// The step that answers the next request, if any is left.
-    fn current(&mut self) -> Option<&mut Step> {
-        self.steps
-            .iter_mut()
-            .find(|s| s.times.is_none_or(|times| s.used < times))
-    }
-
     /// Whether this rule answers `incoming`; if so, its answer (the step used up by one).
     pub(crate) fn take(&mut self, incoming: &Incoming) -> Option<(Answer, Duration)> {
         if (self.service, self.operation.id) != (incoming.service, incoming.operation.id) {
             return None;
         }
-        if let Some(matcher) = &self.matcher {
-            if !matcher(incoming) {
-                return None;
-            }
+        if self.matcher.as_ref().is_some_and(|matches| !matches(incoming)) {
+            return None;
         }
-        let step = self.current()?;
+        // The first step not used up answers, if any is left.
+        let step = self
+            .steps
+            .iter_mut()
+            .find(|s| s.times.is_none_or(|times| s.used < times))?;
         let answer = step.answer.clone()?;
         step.used = step.used.saturating_add(1);
         let delay = step.delay;
