@@ -189,17 +189,17 @@ impl<'n, 's> At<'n, 's> {
             Some(variant) => self.node.member(variant),
             None => Some(self.node),
         };
+        let unique = node.is_some_and(|n| {
+            n.rules
+                .iter()
+                .any(|j| matches!(j, Judge::Bound(vidplat_core::Rule::UniqueItems)))
+        });
         Compound {
             node,
             state: self.state,
             count: 0,
-            items: None,
+            items: unique.then(Vec::new),
             key: None,
-            unique: node.is_some_and(|n| {
-                n.rules
-                    .iter()
-                    .any(|j| matches!(j, Judge::Bound(vidplat_core::Rule::UniqueItems)))
-            }),
         }
     }
 }
@@ -305,11 +305,10 @@ struct Compound<'n, 's> {
     state: &'s mut State,
     /// Items seen, for the item counts.
     count: usize,
-    /// The items as JSON, kept only for `uniqueItems`.
+    /// The items as JSON, kept only for `uniqueItems` (else `None`).
     items: Option<Vec<Value>>,
     /// The key of the map entry whose value comes next.
     key: Option<String>,
-    unique: bool,
 }
 
 impl Compound<'_, '_> {
@@ -320,10 +319,8 @@ impl Compound<'_, '_> {
         if self.state.found.is_some() {
             return Ok(());
         }
-        if self.unique {
-            self.items
-                .get_or_insert_with(Vec::new)
-                .push(serde_json::to_value(value)?);
+        if let Some(items) = &mut self.items {
+            items.push(serde_json::to_value(value)?);
         }
         match &node.items {
             Some(items) => self.state.descend(items, Step::Item(index), value),
