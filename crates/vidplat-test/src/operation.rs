@@ -167,9 +167,7 @@ impl Incoming {
                 serde_json::from_slice(bytes)
             }
             // `Option<Vec<u8>>`: the bytes as sent, `None` for a stream.
-            Some(_) => serde_json::from_value(self.body.as_ref().map_or(Value::Null, |bytes| {
-                Value::Array(bytes.iter().map(|byte| Value::from(*byte)).collect())
-            })),
+            Some(_) => serde_json::to_value(&self.body).and_then(serde_json::from_value),
             None => serde_json::from_value(Value::Null),
         };
         decoded.map_err(|e| unreadable("body", &format!("does not decode: {e}")))

@@ -268,3 +268,25 @@ async fn a_delete_whose_first_attempt_may_have_acted_then_404_is_already_deleted
     encoder.cancel_or_delete_task().task_id(3).call().await.unwrap();
     mock.verify();
 }
+
+/// A body that is not JSON (a CSV import) reads back as the bytes sent.
+#[tokio::test(start_paused = true)]
+async fn a_raw_body_reads_back_as_the_bytes_sent() {
+    let mock = Mock::new();
+    mock.on(encoder::ImportTasksCsv)
+        .respond(vidplat::encoder::types::TaskImport::fixture());
+    let csv = b"input_filepath,profile_id\nmovie.mp4,1\n\xff".to_vec();
+    let client = mock.client();
+    client
+        .encoder()
+        .unwrap()
+        .import_tasks_csv()
+        .body(csv.clone())
+        .call()
+        .await
+        .unwrap();
+    let sent = mock.sent(encoder::ImportTasksCsv).expect("readable requests");
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].body, Some(csv));
+    mock.verify();
+}
