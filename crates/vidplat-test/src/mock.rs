@@ -227,10 +227,7 @@ pub(crate) fn http_answer(status: u16, headers: &[(String, String)], body: reqwe
     let mut response = http::Response::new(body);
     *response.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
     for (name, value) in headers {
-        if let (Ok(name), Ok(value)) = (
-            http::HeaderName::from_bytes(name.as_bytes()),
-            http::HeaderValue::from_str(value),
-        ) {
+        if let (Ok(name), Ok(value)) = (name.parse::<http::HeaderName>(), value.parse::<http::HeaderValue>()) {
             response.headers_mut().append(name, value);
         }
     }
