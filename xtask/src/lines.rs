@@ -4,8 +4,8 @@
 //!
 //! Counted: every line (code, comments, blank) of `src/**/*.rs` of the crates
 //! below, read through git. Left out: generated files (named `generated` or
-//! marked as such in their first lines) and `#[cfg(test)]` items, which users
-//! never compile.
+//! marked as such in their first lines) and test items (`#[cfg(test)]`, or
+//! `#[cfg(all(test, …))]`), which users never compile.
 
 use crate::process::output;
 use crate::services::repo_root;
@@ -76,14 +76,15 @@ fn is_generated(path: &str, text: &str) -> bool {
             .any(|mark| head.contains(mark))
 }
 
-/// The lines of `text` outside `#[cfg(test)]` items. An item ends at the
+/// The lines of `text` outside test items. An item ends at the
 /// line that closes its first brace, or at its first `;` if it opens none
 /// (`#[cfg(test)] mod tests;`, `#[cfg(test)] use …;`).
 fn counted_lines(text: &str) -> usize {
     let mut lines = text.split('\n');
     let mut counted = 0;
     while let Some(line) = lines.next() {
-        if !line.trim_start().starts_with("#[cfg(test)]") {
+        let line = line.trim_start();
+        if !(line.starts_with("#[cfg(test)]") || line.starts_with("#[cfg(all(test,")) {
             counted += 1;
             continue;
         }
@@ -117,7 +118,10 @@ mod tests {
                     \x20   fn g() {\n\
                     \x20   }\n\
                     }\n\
-                    // after\n";
+                    // after\n\
+                    #[cfg(all(test, feature = \"x\"))]\n\
+                    mod more {\n\
+                    }\n";
         // `use a;`, `fn f() {`, `}`, the blank line, `// after` and the empty last line.
         assert_eq!(counted_lines(text), 6);
     }
