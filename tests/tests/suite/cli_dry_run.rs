@@ -52,9 +52,11 @@ async fn dry_run(argv: Vec<String>) -> (i32, String, String) {
 
 #[tokio::test]
 async fn every_operation_dry_runs_to_its_wire_snapshot() {
-    let dir = tempfile_dir();
+    // Removed when the test ends, however it ends.
+    let temporary = tempfile::tempdir().expect("a temporary directory");
+    let dir = temporary.path();
     // No profile of the machine's may change a route: an empty configuration directory.
-    std::env::set_var("VIDPLAT_CONFIG_DIR", &dir);
+    std::env::set_var("VIDPLAT_CONFIG_DIR", dir);
     let key_file = dir.join("key");
     std::fs::write(&key_file, "test-key-7f3a").expect("key written");
     let mut checked = 0;
@@ -124,10 +126,4 @@ async fn every_operation_dry_runs_to_its_wire_snapshot() {
         }
     }
     assert_eq!(checked, 118, "every row of the three operation tables");
-}
-
-fn tempfile_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("vidplat-cli-dry-run-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    dir
 }
