@@ -581,9 +581,10 @@ impl Browser {
         })
     }
 
-    /// Runs `xtask/browser/check_book.mjs` over every page of `book`, with
-    /// `temp` as the temporary directory (Chromium's profile folder and its
-    /// own files go there); its one-line report.
+    /// Runs `xtask/browser/check_book.mjs` over every page of `book`, with a
+    /// folder of its own in `temp` as the temporary directory (Chromium's
+    /// profile folder and its own files go there), removed whole at the end;
+    /// its one-line report.
     fn check(&self, book: &Path, screenshot: &Path, chapters: usize, temp: &Path) -> Result<String> {
         let pages = files_with(book, "html")?
             .iter()
@@ -598,6 +599,10 @@ impl Browser {
         if !probe.success() {
             node.arg("--experimental-websocket");
         }
+        // Chromium's helper processes can still write a file of their own into
+        // the temporary directory after the browser has exited: they write it
+        // into this folder, gone with it.
+        let own_temp = own_folder(temp)?;
         let output = node
             .arg(repo_root().join("xtask/browser/check_book.mjs"))
             .arg(&self.chromium)
@@ -605,10 +610,12 @@ impl Browser {
             .arg(screenshot)
             .arg(chapters.to_string())
             .args(&pages)
-            .env("TMPDIR", temp)
+            .env("TMPDIR", &own_temp)
             .output()
-            .context("running node")?;
+            .context("running node");
         drop(server);
+        remove_folder(&own_temp);
+        let output = output?;
         let report = String::from_utf8_lossy(&output.stdout).trim().to_owned();
         if !output.status.success() {
             bail!(
@@ -617,6 +624,28 @@ impl Browser {
             );
         }
         Ok(report)
+    }
+}
+
+/// A new folder in `parent` for one check (refused if the name is taken).
+fn own_folder(parent: &Path) -> Result<PathBuf> {
+    static CHECKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let number = CHECKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let folder = parent.join(format!("vidplat-book-check-{}-{number}", std::process::id()));
+    std::fs::create_dir(&folder).with_context(|| format!("creating {}", folder.display()))?;
+    Ok(folder)
+}
+
+/// Removes `folder` whole. A process that still writes into it can make one
+/// attempt fail (a file made while the folder is emptied), so a few are made.
+fn remove_folder(folder: &Path) {
+    for _ in 0..10 {
+        match std::fs::remove_dir_all(folder) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                std::thread::sleep(std::time::Duration::from_millis(200))
+            }
+            _ => return,
+        }
     }
 }
 
