@@ -102,7 +102,7 @@ pub fn run_lint() -> Result<()> {
 
         run(Command::new(venv_bin("openapi-spec-validator")).arg(&yaml))?;
 
-        let report = output(
+        let report = stdout_whatever_the_exit(
             Command::new(npm_bin("redocly"))
                 .args(["lint", "--format=json", "--config"])
                 .arg(root.join("redocly.yaml"))
@@ -241,7 +241,10 @@ fn redocly_totals(report: &str) -> Result<(u64, u64)> {
     ))
 }
 
-fn output(command: &mut Command) -> Result<String> {
+/// What `command` prints on stdout, whatever its exit status: redocly exits
+/// non-zero when it finds problems, and its report counts them (unlike
+/// [`crate::process::output`], which fails on a failed exit).
+fn stdout_whatever_the_exit(command: &mut Command) -> Result<String> {
     let out = command.output().with_context(|| format!("starting {command:?}"))?;
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
