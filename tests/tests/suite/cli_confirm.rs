@@ -42,9 +42,8 @@ async fn a_delete_on_a_terminal_asks_and_sends_only_on_yes() {
         .expect("registered")
         .id
         .expect("an id");
-    let dir = std::env::temp_dir().join(format!("vidplat-cli-confirm-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a directory");
-    let key_file = dir.join("key");
+    let dir = tempfile::tempdir().expect("a directory");
+    let key_file = dir.path().join("key");
     std::fs::write(&key_file, &sim.api_key).expect("key written");
     let id = preset.to_string();
     let argv = [
@@ -81,5 +80,4 @@ async fn a_delete_on_a_terminal_asks_and_sends_only_on_yes() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stderr, format!("delete preset {id}? This cannot be undone. [y/N] "));
     assert_eq!(deletes(), 1, "sent once");
-    std::fs::remove_dir_all(&dir).expect("the directory removed");
 }

@@ -527,10 +527,8 @@ async fn a_row_whose_answer_cannot_be_read_is_not_sent_again() {
         .mount(&server)
         .await;
     let client = local_client(&server.uri()).build().unwrap();
-    let dir = std::env::temp_dir().join(format!("vidplat-unreadable-answer-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let journal = dir.join("labels.journal");
-    let _ = std::fs::remove_file(&journal);
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("labels.journal");
     let row = vidplat::batch::BatchRow {
         number: 1,
         args: vidplat_core::Args::from_value(json!({"body": {"name": "news"}})).unwrap(),
@@ -552,7 +550,6 @@ async fn a_row_whose_answer_cannot_be_read_is_not_sent_again() {
         assert_eq!(outcome.outcome.name(), expected, "{outcome:?}");
     }
     assert_eq!(server.received_requests().await.unwrap().len(), 1, "sent once");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// 13. A batch's wait for a full task queue ends within its maximum wait,

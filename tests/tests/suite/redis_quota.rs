@@ -829,8 +829,9 @@ async fn two_processes_export_different_reports_through_one_account() {
     let sim = windowed_sim().await;
     let last = vidplat::Period::today_in_japan() - chrono::Days::new(7);
     let (from, to) = ((last - chrono::Days::new(3)).to_string(), last.to_string());
-    let dirs = [tempfile_dir("history"), tempfile_dir("periods")];
-    let workers: Vec<_> = [("cloud_viewing_history", &dirs[0]), ("cloud_by_time_period", &dirs[1])]
+    let temporary = [tempfile_dir("history"), tempfile_dir("periods")];
+    let dirs = [temporary[0].path(), temporary[1].path()];
+    let workers: Vec<_> = [("cloud_viewing_history", dirs[0]), ("cloud_by_time_period", dirs[1])]
         .into_iter()
         .map(|(report, dir)| export_worker_args(&sim, &redis.url(), "exports", report, dir, [&from, &to]))
         .collect();
@@ -845,7 +846,6 @@ async fn two_processes_export_different_reports_through_one_account() {
         );
         assert_eq!(partition_dirs(dir), 4, "{}", dir.display());
         assert!(dir.join("_manifest.json").is_file(), "{}", dir.display());
-        let _ = std::fs::remove_dir_all(dir);
     }
     assert_eq!(sim.analytics_stats().refused(), 0, "no 429 from the server");
     assert_eq!(sim.analytics_stats().max_in_flight(), 1);
@@ -866,13 +866,14 @@ async fn three_processes_split_one_export_through_its_shared_state_and_each_day_
     let sim = windowed_sim().await;
     let last = vidplat::Period::today_in_japan() - chrono::Days::new(7);
     let (from, to) = ((last - chrono::Days::new(5)).to_string(), last.to_string());
-    let out = tempfile_dir("shared");
+    let out_dir = tempfile_dir("shared");
+    let out = out_dir.path();
     let mut args = export_worker_args(
         &sim,
         &redis.url(),
         "shared-export",
         "cloud_viewing_history",
-        &out,
+        out,
         [&from, &to],
     );
     args.push("--shared".to_owned());
@@ -894,9 +895,8 @@ async fn three_processes_split_one_export_through_its_shared_state_and_each_day_
         done += chunks_done;
     }
     assert_eq!(done, 6, "six one-day chunks, each done by one worker: {lines:?}");
-    assert_eq!(partition_dirs(&out), 6, "{}", out.display());
+    assert_eq!(partition_dirs(out), 6, "{}", out.display());
     assert!(out.join("_manifest.json").is_file(), "{}", out.display());
-    let _ = std::fs::remove_dir_all(&out);
     // Each day asked for once, whoever asked.
     let mut asked: Vec<String> = sim
         .journal()
@@ -922,14 +922,15 @@ async fn a_shared_export_whose_redis_is_gone_says_what_redis_did() {
     let sim = Simulator::start_with(SimConfig::fast()).await.unwrap();
     let client = sim.client().build().unwrap();
     let day = vidplat::Period::today_in_japan() - chrono::Days::new(3);
-    let out = tempfile_dir("redis-gone");
+    let out_dir = tempfile_dir("redis-gone");
+    let out = out_dir.path();
     let error = client
         .analytics()
         .unwrap()
         .cloud_viewing_history()
         .export(vidplat::Period::days(day, day).unwrap())
         .shared_state(shared)
-        .run(vidplat_export::Files::new(&out, vidplat_export::Format::Csv))
+        .run(vidplat_export::Files::new(out, vidplat_export::Format::Csv))
         .await
         .unwrap_err();
     match &error {
@@ -940,7 +941,6 @@ async fn a_shared_export_whose_redis_is_gone_says_what_redis_did() {
         other => panic!("expected the shared state to be unusable, got {other:?}"),
     }
     assert_eq!(sim.journal(), [], "no call");
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 /// A shared plan naming a day twice (a hostile or broken Redis repeating one
@@ -961,19 +961,19 @@ async fn a_shared_plan_naming_a_day_twice_is_refused_before_any_call() {
         &format!("export:cloud_viewing_history:{first}:{last}:7b7d"),
     );
     assert_eq!(work.agree_plan(&repeated).await.unwrap().text, repeated);
-    let out = tempfile_dir("repeated-plan");
+    let out_dir = tempfile_dir("repeated-plan");
+    let out = out_dir.path();
     let refused = client
         .analytics()
         .unwrap()
         .cloud_viewing_history()
         .export(vidplat::Period::days(first, last).unwrap())
         .shared_state(store(&redis, "plan", Duration::from_secs(5)))
-        .run(vidplat_export::Files::new(&out, vidplat_export::Format::Csv))
+        .run(vidplat_export::Files::new(out, vidplat_export::Format::Csv))
         .await
         .unwrap_err();
     assert!(refused.to_string().contains("overlap"), "{refused}");
     assert_eq!(sim.journal(), [], "no call");
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 /// A worker of a shared export whose claim on a chunk cannot be renewed
@@ -994,7 +994,8 @@ async fn a_shared_chunk_whose_claim_is_not_renewed_stops_uncommitted() {
     .unwrap();
     let client = sim.client().retry(RetryPolicy::never()).build().unwrap();
     let day = vidplat::Period::today_in_japan() - chrono::Days::new(3);
-    let out = tempfile_dir("lost-claim");
+    let out_dir = tempfile_dir("lost-claim");
+    let out = out_dir.path();
     let export = client
         .analytics()
         .unwrap()
@@ -1002,7 +1003,7 @@ async fn a_shared_chunk_whose_claim_is_not_renewed_stops_uncommitted() {
         .export(vidplat::Period::days(day, day).unwrap())
         .shared_state(store(&redis, "lost", Duration::from_secs(5)))
         .shared_chunk_lease(Duration::from_secs(1));
-    let files = vidplat_export::Files::new(&out, vidplat_export::Format::Csv);
+    let files = vidplat_export::Files::new(out, vidplat_export::Format::Csv);
     // Once the chunk is surely claimed, also on a loaded machine, and long before its page answers.
     let stop_redis = async {
         tokio::time::sleep(Duration::from_millis(1_500)).await;
@@ -1029,8 +1030,7 @@ async fn a_shared_chunk_whose_claim_is_not_renewed_stops_uncommitted() {
             })
             .collect()
     }
-    assert_eq!(files_in(&out), Vec::<std::path::PathBuf>::new(), "nothing committed");
-    let _ = std::fs::remove_dir_all(&out);
+    assert_eq!(files_in(out), Vec::<std::path::PathBuf>::new(), "nothing committed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1153,8 +1153,10 @@ async fn lines_of_workers(workers: Vec<Vec<String>>) -> Vec<Vec<String>> {
     .unwrap()
 }
 
-fn tempfile_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("vidplat-export-{name}-{}-{}", std::process::id(), epoch_ms()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// An export's output directory, removed however the test ends.
+fn tempfile_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("vidplat-export-{name}-"))
+        .tempdir()
+        .unwrap()
 }
