@@ -284,8 +284,10 @@ async fn a_fixture_comes_back_as_it_was_answered() {
 }
 
 /// Checking costs little next to writing the answer out: the checks of a
-/// 50,000-row analytics page and of a 10,000-row page of contents each add
-/// less than serialising the page costs. Both are timed in the same moment,
+/// 10,000-row page of contents add less than serialising the page costs, and
+/// so does what answering a 50,000-row analytics page adds (the analytics
+/// answers document no bounds: no checks, only the kit's own handling of the
+/// page). Both are timed in the same moment,
 /// so a loaded machine slows them alike (at 50,000 contents the checks took
 /// 0.13 s to the writing's 1.2 s in a debug build), and by the time this
 /// thread ran ([`running`]).
@@ -305,8 +307,12 @@ fn checking_a_large_page_costs_less_than_writing_it() {
         mock.on(analytics::CloudByOs).respond(rows);
     });
     let analytics = responding.saturating_sub(writing);
-    println!("50,000 analytics rows: written in {writing:?}, checked in {analytics:?}");
-    assert!(analytics < writing, "{analytics:?} to check, {writing:?} to write");
+    assert!(
+        analytics::CloudByOs::SUCCESS_CHECKS.is_empty(),
+        "the comment above says so"
+    );
+    println!("50,000 analytics rows: written in {writing:?}, answered in {analytics:?} more");
+    assert!(analytics < writing, "{analytics:?} to answer, {writing:?} to write");
     let (writing, responding) = timed(&contents, |contents| {
         mock.on(vms::ListContents).respond(contents);
     });
