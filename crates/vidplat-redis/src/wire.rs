@@ -77,6 +77,15 @@ enum Part {
     Blob(u64),
 }
 
+/// A blob with `left` bytes to come; none left, its own `\r\n` follows, read as an empty line.
+fn blob(left: u64) -> Part {
+    if left == 0 {
+        Part::Line(b'\0')
+    } else {
+        Part::Blob(left)
+    }
+}
+
 /// The RESP framing of the bytes read so far, and the bounds it keeps.
 #[derive(Debug, Default)]
 pub(crate) struct Framing {
@@ -94,42 +103,25 @@ pub(crate) struct Framing {
 impl Framing {
     /// Follows `data`; an error names the bound a reply broke (or its bad framing).
     pub(crate) fn scan(&mut self, data: &[u8]) -> Result<(), OutOfBounds> {
-        let mut i = 0;
-        while i < data.len() {
+        for &byte in data {
             if self.pending == 0 && self.part == Part::Type {
                 // A new reply.
                 self.pending = 1;
                 self.values = 1;
                 self.bytes = 0;
             }
+            self.grow(1)?;
             match self.part {
-                Part::Blob(left) => {
-                    // Skip what the blob holds here (the length was checked in its header).
-                    let here = usize::try_from(left).unwrap_or(usize::MAX).min(data.len() - i);
-                    self.grow(here)?;
-                    i += here;
-                    let left = left - here as u64;
-                    self.part = Part::Blob(left);
-                    if left == 0 {
-                        // The blob's own `\r\n` follows: read it as an empty line.
-                        self.part = Part::Line(b'\0');
-                    }
-                    continue;
-                }
+                // A byte of the blob (its length was checked in its header).
+                Part::Blob(left) => self.part = blob(left - 1),
                 Part::Type => {
-                    let kind = data[i];
-                    self.grow(1)?;
-                    i += 1;
-                    if !b"+-:$*_,#(=!%~>|".contains(&kind) {
-                        return Err(OutOfBounds::NotAType(kind));
+                    if !b"+-:$*_,#(=!%~>|".contains(&byte) {
+                        return Err(OutOfBounds::NotAType(byte));
                     }
-                    self.part = Part::Line(kind);
+                    self.part = Part::Line(byte);
                     self.line.clear();
                 }
                 Part::Line(kind) => {
-                    let byte = data[i];
-                    self.grow(1)?;
-                    i += 1;
                     if byte == b'\r' {
                         self.part = Part::LineEnd(kind);
                     } else if kind == b'\0' {
@@ -144,9 +136,6 @@ impl Framing {
                     }
                 }
                 Part::LineEnd(kind) => {
-                    let byte = data[i];
-                    self.grow(1)?;
-                    i += 1;
                     if byte != b'\n' {
                         return Err(OutOfBounds::BadLineEnd);
                     }
@@ -191,10 +180,7 @@ impl Framing {
                 if length > MAX_REPLY_BYTES as u64 {
                     return Err(OutOfBounds::Announced(length));
                 }
-                self.part = Part::Blob(length);
-                if length == 0 {
-                    self.part = Part::Line(b'\0');
-                }
+                self.part = blob(length);
             }
             b'*' | b'~' | b'>' | b'%' | b'|' => {
                 let count = number()?;
