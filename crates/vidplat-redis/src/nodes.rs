@@ -77,10 +77,8 @@ impl Nodes {
     /// a new connection is tried when the node in use stops answering.
     pub(crate) fn candidates(&self) -> Vec<redis::ConnectionAddr> {
         let state = self.state();
-        let count = state.known.len();
-        (0..count)
-            .map(|i| state.known[(state.current + i) % count].clone())
-            .collect()
+        let (before, from) = state.known.split_at(state.current);
+        from.iter().chain(before).cloned().collect()
     }
 
     /// Makes `addr` (one of `candidates()`) the node in use.
