@@ -623,12 +623,8 @@ impl RedisQuota {
                         nap = nap.min(hint.saturating_add(Duration::from_millis(1)));
                     }
                     let nap = nap.max(MIN_NAP);
-                    let until = Instant::now().checked_add(nap);
-                    let until = match (until, deadline) {
-                        (Some(u), Some(d)) => Some(u.min(d)),
-                        (u, d) => u.or(d),
-                    };
-                    if let Some(until) = until {
+                    // The earlier of the nap's end and the deadline, whichever are known.
+                    if let Some(until) = Instant::now().checked_add(nap).into_iter().chain(deadline).min() {
                         let _ = tokio::time::timeout_at(until, woken).await;
                     }
                     if deadline.is_some_and(|at| Instant::now() >= at) {
