@@ -870,16 +870,15 @@ impl LuaScript {
     }
 
     fn command(&self, verb: &str, keys: &[&str], args: &[String]) -> redis::Cmd {
+        let script = match verb {
+            "EVAL" => self.code,
+            _ => self
+                .hash
+                .get_or_init(|| redis::Script::new(self.code).get_hash().to_owned())
+                .as_str(),
+        };
         let mut command = redis::cmd(verb);
-        if verb == "EVAL" {
-            command.arg(self.code);
-        } else {
-            command.arg(
-                self.hash
-                    .get_or_init(|| redis::Script::new(self.code).get_hash().to_owned()),
-            );
-        }
-        command.arg(keys.len()).arg(keys).arg(args);
+        command.arg(script).arg(keys.len()).arg(keys).arg(args);
         command
     }
 }
