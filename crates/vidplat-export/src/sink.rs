@@ -341,10 +341,9 @@ impl Encoder for NdjsonEncoder {
             out.write_all(name.as_bytes())?;
             out.write_all(b":")?;
             match value {
-                Value::Null => out.write_all(b"null")?,
                 Value::Integer(n) => write!(out, "{n}")?,
                 Value::Float(x) if x.is_finite() => write!(out, "{x}")?,
-                Value::Float(_) => out.write_all(b"null")?,
+                Value::Null | Value::Float(_) => out.write_all(b"null")?,
                 Value::Boolean(b) => out.write_all(if *b { b"true" } else { b"false" })?,
                 // Nested members stay JSON, not JSON in a string.
                 Value::Json(json) => out.write_all(json.as_bytes())?,
