@@ -249,10 +249,7 @@ impl<T: serde::de::DeserializeOwned + Send + 'static> PageRows for ReportRows<T>
     }
 
     fn values<'r>(&'r self, out: &mut Vec<Value<'r>>, zone: chrono::FixedOffset) -> Result<(), TimeValueError> {
-        match &self.last {
-            Some(row) => (self.values)(row, out, zone),
-            None => Ok(()),
-        }
+        self.last.as_ref().map_or(Ok(()), |row| (self.values)(row, out, zone))
     }
 
     fn truncated(&self) -> Option<bool> {
