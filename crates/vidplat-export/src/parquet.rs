@@ -225,12 +225,8 @@ impl ColumnValues {
     fn push(&mut self, value: &Value<'_>) {
         self.levels.push(i16::from(*value != Value::Null));
         match (&mut self.values, value) {
-            (Values::Text { bytes, ends }, Value::Text(text)) => {
-                bytes.extend_from_slice(text.as_bytes());
-                ends.push(bytes.len());
-            }
-            (Values::Text { bytes, ends }, Value::Json(json)) => {
-                bytes.extend_from_slice(json.as_bytes());
+            (Values::Text { bytes, ends }, Value::Text(_) | Value::Json(_)) => {
+                bytes.extend_from_slice(value.to_text().unwrap_or_default().as_bytes());
                 ends.push(bytes.len());
             }
             (Values::Int64(v), Value::Integer(n)) => v.push(*n),
