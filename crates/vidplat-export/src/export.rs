@@ -895,7 +895,7 @@ impl<'a> Export<'a> {
         let quota = self.quota()?;
         let usage = quota.fetch_usage().await;
         let remaining = usage.remaining();
-        (remaining == 0 || remaining <= self.reserve_month).then(|| Pause::Reserve {
+        (remaining <= self.reserve_month).then(|| Pause::Reserve {
             remaining,
             reserve: self.reserve_month,
             resume_at: next_month_in_japan(now_in_japan()),
