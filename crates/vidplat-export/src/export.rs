@@ -6,7 +6,7 @@ use crate::report::{AnyReport, FinalBy, Report, Split};
 use crate::schema::{self, Column, Value, LINEAGE};
 use crate::sink::{Partition, PartitionSink, RowSink};
 use crate::state::{Committed, ExportState, StateError};
-use chrono::{DateTime, Datelike as _, FixedOffset, NaiveDate, NaiveTime, TimeZone as _};
+use chrono::{DateTime, Datelike as _, FixedOffset, NaiveDate, NaiveTime, SubsecRound as _, TimeZone as _};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -1104,12 +1104,8 @@ fn ended(error: Error) -> Result<ChunkEnd, Error> {
 
 fn now_in_japan() -> DateTime<FixedOffset> {
     // Whole seconds: the state and the lineage column say no more.
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_secs());
-    DateTime::from_timestamp(i64::try_from(seconds).unwrap_or(i64::MAX), 0)
-        .unwrap_or_default()
-        .with_timezone(&vidplat_core::japan_offset())
+    let now = DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).max(DateTime::UNIX_EPOCH);
+    now.trunc_subsecs(0).with_timezone(&vidplat_core::japan_offset())
 }
 
 /// The first day not yet settled, `settle_days` before `today`; a number of
