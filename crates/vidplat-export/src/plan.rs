@@ -26,20 +26,11 @@ impl Chunk {
     /// The two halves of a chunk of two days or more (the first takes the
     /// extra day of an odd count); `None` for one day.
     pub fn halves(&self) -> Option<(Chunk, Chunk)> {
-        let days = self.period.len_days();
-        if days < 2 {
-            return None;
-        }
-        let first_last = self.period.first() + chrono::Days::new(days.div_ceil(2) - 1);
-        let second_first = first_last.succ_opt()?;
-        Some((
-            Chunk {
-                period: Period::days(self.period.first(), first_last).ok()?,
-            },
-            Chunk {
-                period: Period::days(second_first, self.period.last()).ok()?,
-            },
-        ))
+        let first_last = self.period.first() + chrono::Days::new(self.period.len_days().div_ceil(2) - 1);
+        // One day: its second half would end before it starts, which Period refuses.
+        let second = Period::days(first_last.succ_opt()?, self.period.last()).ok()?;
+        let first = Period::days(self.period.first(), first_last).ok()?;
+        Some((Chunk { period: first }, Chunk { period: second }))
     }
 }
 
