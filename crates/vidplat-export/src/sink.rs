@@ -285,8 +285,7 @@ impl Encoder for CsvEncoder {
             match (time, self.last_times.get_mut(column)) {
                 (Some(time), Some(last)) => {
                     if last.as_ref().is_none_or(|(seen, _)| *seen != time) {
-                        let mut text = String::new();
-                        time.write_text(&mut text);
+                        let text = time.to_text().unwrap_or_default().into_owned();
                         *last = Some((time, text));
                     }
                     let text = last.as_ref().map_or("", |(_, text)| text.as_str());
