@@ -357,12 +357,11 @@ enum ChunkEnd {
     /// The first page was refused (400) at a window the export chose.
     WindowRefused(String),
     TooSlow(String),
-    Quota(Quota, Option<Duration>, String),
     /// The claim on a shared chunk was lost: nothing of it was committed.
     ClaimLost,
-    /// The month's reserve was reached between two pages: nothing of the
-    /// chunk was committed.
-    Reserve(Pause),
+    /// A quota refused a page, or the month's reserve was reached between
+    /// two pages: nothing of the chunk was committed.
+    Paused(Pause),
 }
 
 impl<'a> Export<'a> {
@@ -827,17 +826,8 @@ impl<'a> Export<'a> {
                         lost = true;
                         break;
                     }
-                    ChunkEnd::Reserve(pause) => {
+                    ChunkEnd::Paused(pause) => {
                         summary.paused = Some(pause);
-                        break;
-                    }
-                    ChunkEnd::Quota(quota, retry_after, reason) => {
-                        let resume_at = resume_at(quota, retry_after, now_in_japan());
-                        summary.paused = Some(Pause::Quota {
-                            quota,
-                            resume_at,
-                            reason,
-                        });
                         break;
                     }
                 }
@@ -953,7 +943,7 @@ impl<'a> Export<'a> {
             // one (the chunk's first was checked before the chunk).
             if position != first_position {
                 if let Some(pause) = self.reserve_reached().await {
-                    return Ok(ChunkEnd::Reserve(pause));
+                    return Ok(ChunkEnd::Paused(pause));
                 }
             }
             summary.calls += 1;
@@ -1097,7 +1087,11 @@ fn both(so_far: Option<bool>, page: Option<bool>) -> Option<bool> {
 fn ended(error: Error) -> Result<ChunkEnd, Error> {
     match &error {
         Error::QueryTooSlow(_) => Ok(ChunkEnd::TooSlow(error.to_string())),
-        Error::RateLimited { quota, retry_after, .. } => Ok(ChunkEnd::Quota(*quota, *retry_after, error.to_string())),
+        Error::RateLimited { quota, retry_after, .. } => Ok(ChunkEnd::Paused(Pause::Quota {
+            quota: *quota,
+            resume_at: resume_at(*quota, *retry_after, now_in_japan()),
+            reason: error.to_string(),
+        })),
         _ => Err(error),
     }
 }
