@@ -237,18 +237,14 @@ impl<S: AsyncRead> AsyncRead for Bounded<S> {
             return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, broken)));
         }
         let before = buf.filled().len();
-        match this.inner.poll_read(cx, buf) {
-            Poll::Ready(Ok(())) => {
-                if let Err(broken) = this.framing.scan(&buf.filled()[before..]) {
-                    // Nothing of this read reaches the decoder, and nothing after it.
-                    buf.set_filled(before);
-                    *this.broken = Some(broken);
-                    return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, broken)));
-                }
-                Poll::Ready(Ok(()))
-            }
-            other => other,
+        std::task::ready!(this.inner.poll_read(cx, buf))?;
+        if let Err(broken) = this.framing.scan(&buf.filled()[before..]) {
+            // Nothing of this read reaches the decoder, and nothing after it.
+            buf.set_filled(before);
+            *this.broken = Some(broken);
+            return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, broken)));
         }
+        Poll::Ready(Ok(()))
     }
 }
 
