@@ -430,10 +430,9 @@ impl RedisQuota {
         let url = &self.inner.redacted_url;
         let command_timeout = self.inner.settings.op_timeout;
         let until = Instant::now().checked_add(command_timeout);
-        let (until, cut_by) = match (until, deadline) {
-            (Some(until), Some(deadline)) if deadline < until => (Some(deadline), Bound::CallDeadline),
-            (None, Some(deadline)) => (Some(deadline), Bound::CallDeadline),
-            (until, _) => (until, Bound::CommandTimeout),
+        let (until, cut_by) = match deadline {
+            Some(deadline) if until.is_none_or(|until| deadline < until) => (Some(deadline), Bound::CallDeadline),
+            _ => (until, Bound::CommandTimeout),
         };
         let attempt = async {
             // On a cluster, a command the cluster did not run (redirected, or
