@@ -616,12 +616,9 @@ impl RedisQuota {
                     held = Some(refusal(Quota::Concurrency, None));
                     let ahead = Some(u64::try_from(ahead).unwrap_or(0));
                     waiting.show(Quota::Concurrency, WaitCause::Queued { ahead }, None);
-                    let mut nap = refresh;
-                    if code == SLOT_TAKEN {
-                        // The holder's lease expiry bounds the wait if no release comes.
-                        nap = nap.min(hint.saturating_add(Duration::from_millis(1)));
-                    }
-                    let nap = nap.max(MIN_NAP);
+                    // The holder's lease expiry bounds the wait if no release comes.
+                    let lease_end = (code == SLOT_TAKEN).then(|| hint.saturating_add(Duration::from_millis(1)));
+                    let nap = lease_end.map_or(refresh, |end| refresh.min(end)).max(MIN_NAP);
                     // The earlier of the nap's end and the deadline, whichever are known.
                     if let Some(until) = Instant::now().checked_add(nap).into_iter().chain(deadline).min() {
                         let _ = tokio::time::timeout_at(until, woken).await;
