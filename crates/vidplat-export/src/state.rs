@@ -283,9 +283,7 @@ impl ExportState {
 
     /// Records `rows` as a rank window the service took.
     pub fn learn_window_rows(&mut self, rows: Option<u64>) {
-        if rows.is_some() {
-            self.window_rows = rows;
-        }
+        self.window_rows = rows.or(self.window_rows);
     }
 
     /// The parameters recorded, if any.
