@@ -329,19 +329,15 @@ impl Shared {
         claim: Claim,
         items: usize,
         paused: bool,
-        finished: &[(Partition, String)],
+        finished: &[(String, String)],
     ) -> Result<(), ExportError> {
         claim.renewal.abort();
         if paused {
             return Ok(self.work.release(&claim.token).await.map_err(StateError::Shared)?);
         }
-        let records: Vec<(String, String)> = finished
-            .iter()
-            .map(|(partition, stamp)| (partition.dir_name(), stamp.clone()))
-            .collect();
         if !self
             .work
-            .finish(&claim.token, items, &records)
+            .finish(&claim.token, items, finished)
             .await
             .map_err(StateError::Shared)?
         {
@@ -760,7 +756,8 @@ impl<'a> Export<'a> {
             let (held, _) = (Arc::new(AtomicBool::new(true)), item);
             // A 408 halves a chunk in place: its halves are read before the next chunk.
             let mut queue = VecDeque::from([chunk]);
-            let mut finished: Vec<(Partition, String)> = Vec::new();
+            // What the shared store records of each committed partition: its directory name and record.
+            let mut finished: Vec<(String, String)> = Vec::new();
             let mut lost = false;
             while let Some(chunk) = queue.pop_front() {
                 if let Some(pause) = self.reserve_reached().await {
@@ -788,7 +785,7 @@ impl<'a> Export<'a> {
                         for (partition, committed) in &partitions {
                             summary.provisional += usize::from(!committed.is_final);
                             summary.sampled += usize::from(committed.unsampled == Some(false));
-                            finished.push((*partition, committed.to_text()));
+                            finished.push((partition.dir_name(), committed.to_text()));
                             state.mark_done(*partition, committed.clone());
                         }
                         if narrowable {
