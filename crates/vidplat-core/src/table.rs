@@ -2,7 +2,7 @@
 //! the YAML (`<crate>::operations::TABLE`), one row per operation.
 
 #[cfg(feature = "by-name")]
-use crate::validate::child;
+use crate::validate::{child, visit};
 use std::fmt;
 
 /// The three services.
@@ -259,37 +259,15 @@ impl RequestBody {
     /// The places in `body` (`streams[1].path`) where a required member is
     /// missing, in the order of [`RequestBody::required`], each array's items in turn.
     pub fn missing(&self, body: &serde_json::Value) -> Vec<String> {
-        fn walk(value: &serde_json::Value, steps: &[&str], at: String, out: &mut Vec<String>) {
-            let Some((step, rest)) = steps.split_first() else {
-                return;
-            };
-            let (name, each) = match step.strip_suffix("[]") {
-                Some(name) => (name, true),
-                None => (*step, false),
-            };
-            let Some(object) = value.as_object() else { return };
-            let path = child(&at, name);
-            let Some(member) = object.get(name) else {
-                // Only the last step is the required member; an optional parent left out holds none.
-                if rest.is_empty() {
-                    out.push(path);
-                }
-                return;
-            };
-            match (each, member) {
-                (true, serde_json::Value::Array(items)) => {
-                    for (index, item) in items.iter().enumerate() {
-                        walk(item, rest, format!("{path}[{index}]"), out);
-                    }
-                }
-                (false, _) => walk(member, rest, path, out),
-                (true, _) => {}
-            }
-        }
         let mut out = Vec::new();
         for required in self.required {
-            let steps: Vec<&str> = required.split('.').collect();
-            walk(body, &steps, String::new(), &mut out);
+            // Only the last step is the required member; an optional parent left out holds none.
+            let (parent, name) = required.rsplit_once('.').unwrap_or(("", required));
+            visit(body, parent, String::new(), &mut |at, value| {
+                if value.as_object().is_some_and(|object| !object.contains_key(name)) {
+                    out.push(child(&at, name));
+                }
+            });
         }
         out
     }
@@ -643,6 +621,29 @@ mod routing_tests {
                 "extra": {"any": "kept", "more": "x"},
             })
         );
+    }
+
+    #[test]
+    #[cfg(feature = "by-name")]
+    fn a_required_member_is_missing_only_where_its_object_is_given() {
+        let body = RequestBody {
+            json: true,
+            members: &[],
+            required: &["name", "video.height", "streams[].path", "streams[].video.width"],
+            nullable: &[],
+        };
+        let value = serde_json::json!({
+            "streams": [{"path": "a", "video": {}}, {}, "x", {"video": {"width": 3}}],
+        });
+        assert_eq!(
+            body.missing(&value),
+            ["name", "streams[1].path", "streams[3].path", "streams[0].video.width"]
+        );
+        assert_eq!(
+            body.missing(&serde_json::json!({"name": 1, "streams": {"path": 1}})),
+            Vec::<String>::new()
+        );
+        assert_eq!(body.missing(&serde_json::json!([1])), Vec::<String>::new());
     }
 
     #[test]

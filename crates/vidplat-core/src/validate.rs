@@ -141,6 +141,7 @@ pub fn body_violations(checks: &[Check], body: &Value) -> Vec<(String, String)> 
         };
         visit(body, rest, String::new(), &mut |place, value| {
             if !check.rule.holds(value) {
+                let place = if place.is_empty() { "body".into() } else { place };
                 found.push((place, check.rule.to_string()));
             }
         });
@@ -192,10 +193,11 @@ pub(crate) fn child(parent: &str, name: &str) -> String {
     }
 }
 
-/// Calls `f` with every value at `path` (`.member` and `[]` steps) below `value`.
-fn visit(value: &Value, path: &str, place: String, f: &mut dyn FnMut(String, &Value)) {
+/// Calls `f` with every value at `path` (`.member` and `[]` steps) below
+/// `value`, and its place (`tags[1].key`; empty for `value` itself).
+pub(crate) fn visit(value: &Value, path: &str, place: String, f: &mut dyn FnMut(String, &Value)) {
     if path.is_empty() {
-        f(if place.is_empty() { "body".into() } else { place }, value);
+        f(place, value);
         return;
     }
     if let Some(rest) = path.strip_prefix("[]") {
