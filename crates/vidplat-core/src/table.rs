@@ -186,10 +186,7 @@ impl RequestBody {
     pub fn kind_of(&self, path: &str) -> Option<Kind> {
         let exact = self.members.iter().find(|(member, _)| *member == path);
         let any = || {
-            let wildcard = match path.rsplit_once('.') {
-                Some((parent, _)) => format!("{parent}.*"),
-                None => "*".to_owned(),
-            };
+            let wildcard = child(path.rsplit_once('.').map_or("", |(parent, _)| parent), "*");
             self.members.iter().find(|(member, _)| *member == wildcard)
         };
         exact.or_else(any).map(|(_, kind)| *kind)
