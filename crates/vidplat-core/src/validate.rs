@@ -159,29 +159,23 @@ pub(crate) fn has_body_checks(checks: &[Check]) -> bool {
 /// as text (a number compared as a number), the body parsed. The simulator
 /// uses it, so it refuses exactly what a vidplat client refuses before sending.
 pub fn first_violation(checks: &[Check], query: &[(String, String)], body: Option<&Value>) -> Option<(String, String)> {
-    for check in checks {
-        if let Some(name) = check.at.strip_prefix("query.") {
-            for (_, raw) in query.iter().filter(|(k, _)| k == name) {
-                // Query values travel as text; numbers are compared as numbers.
-                let value = match check.rule {
-                    Rule::Minimum(_) | Rule::Maximum(_) => raw
-                        .parse::<f64>()
-                        .ok()
-                        .and_then(serde_json::Number::from_f64)
-                        .map_or(Value::Null, Value::Number),
-                    _ => Value::String(raw.clone()),
-                };
-                if let Some(found) = query_violations(std::slice::from_ref(check), name, &value).pop() {
-                    return Some(found);
-                }
-            }
-        } else if let Some(body) = body {
-            if let Some(found) = body_violations(std::slice::from_ref(check), body).into_iter().next() {
-                return Some(found);
-            }
-        }
-    }
-    None
+    checks.iter().find_map(|check| {
+        let Some(name) = check.at.strip_prefix("query.") else {
+            return body_violations(std::slice::from_ref(check), body?).into_iter().next();
+        };
+        query.iter().filter(|(k, _)| k == name).find_map(|(_, raw)| {
+            // Query values travel as text; numbers are compared as numbers.
+            let value = match check.rule {
+                Rule::Minimum(_) | Rule::Maximum(_) => raw
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                    .map_or(Value::Null, Value::Number),
+                _ => Value::String(raw.clone()),
+            };
+            query_violations(std::slice::from_ref(check), name, &value).pop()
+        })
+    })
 }
 
 /// The member `name` of the one at `parent`: `parent.name`, or `name` at the top.
