@@ -262,19 +262,12 @@ impl fmt::Display for CallFailure {
 /// …). Never a value from a request or a body: spans and metric labels carry it.
 impl crate::observe::ErrorType for FailureKind {
     fn error_type(&self) -> Cow<'static, str> {
-        use crate::quota::limits::Quota;
         Cow::Borrowed(match self {
             FailureKind::Answer(api) => return Cow::Owned(api.status.to_string()),
             FailureKind::AlreadyDeleted(_) => "already_deleted",
             FailureKind::InvalidInput(_) => "invalid_input",
             FailureKind::Refused(_) => "refused",
-            FailureKind::Quota(refusal) => match refusal.quota {
-                Quota::PerMinute => "quota.per_minute",
-                Quota::Concurrency => "quota.concurrency",
-                Quota::Month => "quota.month",
-                Quota::Unspecified => "quota.unspecified",
-                Quota::StoreUnavailable => "quota.store_unavailable",
-            },
+            FailureKind::Quota(refusal) => refusal.quota.error_type(),
             FailureKind::Timeout(kind) => match kind {
                 TimeoutKind::Connect => "timeout.connect",
                 TimeoutKind::Attempt => "timeout.attempt",

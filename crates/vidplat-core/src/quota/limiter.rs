@@ -343,7 +343,7 @@ impl QuotaLimiter {
         #[cfg(feature = "metrics")]
         {
             if let Err(refusal) = &turn {
-                crate::observe::quota_refused(refusal.quota.name());
+                crate::observe::quota_refused(refusal.quota.error_type().trim_start_matches("quota."));
             }
             self.show_remaining();
         }

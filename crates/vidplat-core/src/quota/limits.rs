@@ -26,15 +26,15 @@ pub enum Quota {
 }
 
 impl Quota {
-    /// The limit's name in metric labels.
-    #[cfg(feature = "metrics")]
-    pub(crate) fn name(self) -> &'static str {
+    /// A refusal by the limit as an error type in spans and metric labels
+    /// (the quota's own metrics name the limit by what follows `quota.`).
+    pub(crate) fn error_type(self) -> &'static str {
         match self {
-            Quota::PerMinute => "per_minute",
-            Quota::Concurrency => "concurrency",
-            Quota::Month => "month",
-            Quota::Unspecified => "unspecified",
-            Quota::StoreUnavailable => "store_unavailable",
+            Quota::PerMinute => "quota.per_minute",
+            Quota::Concurrency => "quota.concurrency",
+            Quota::Month => "quota.month",
+            Quota::Unspecified => "quota.unspecified",
+            Quota::StoreUnavailable => "quota.store_unavailable",
         }
     }
 }
