@@ -441,36 +441,31 @@ into_value!(uuid::Uuid:
 /// Every refused member of a body, in the builder's order, as one refusal
 /// carrying the others (its `TryFrom` gathers them once one is refused).
 pub fn refused_members(members: &[Option<&Refusal>]) -> Refusal {
-    let mut each = members
-        .iter()
-        .flatten()
-        .flat_map(|member| (*member).clone().into_each());
     // Never empty: the builder calls this only when a member was refused.
-    let Some(mut first) = each.next() else {
-        return Refusal::new("a member was refused");
-    };
-    first.others.extend(each);
-    first
+    carrying_the_rest(members.iter().flatten().map(|member| (*member).clone()))
+        .unwrap_or_else(|| Refusal::new("a member was refused"))
 }
 
 /// Converts each element of an array member; every element refused is
 /// named by its index.
 pub fn array_of<T, V: IntoValue<T>>(member: &str, values: impl IntoIterator<Item = V>) -> Result<Vec<T>, Refusal> {
     let mut items = Vec::new();
-    let mut refused: Option<Refusal> = None;
+    let mut refused = Vec::new();
     for (index, value) in values.into_iter().enumerate() {
         match value.into_value() {
             Ok(item) => items.push(item),
-            Err(refusal) => {
-                let refusal = refusal.at(&format!("[{index}]")).at(member);
-                match &mut refused {
-                    Some(first) => first.others.extend(refusal.into_each()),
-                    None => refused = Some(refusal),
-                }
-            }
+            Err(refusal) => refused.push(refusal.at(&format!("[{index}]")).at(member)),
         }
     }
-    refused.map_or(Ok(items), Err)
+    carrying_the_rest(refused).map_or(Ok(items), Err)
+}
+
+/// The first of `refusals` carrying the rest, and every other each carries, in order.
+fn carrying_the_rest(refusals: impl IntoIterator<Item = Refusal>) -> Option<Refusal> {
+    let mut each = refusals.into_iter().flat_map(Refusal::into_each);
+    let mut first = each.next()?;
+    first.others.extend(each);
+    Some(first)
 }
 
 #[cfg(test)]
