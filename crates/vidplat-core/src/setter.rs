@@ -356,10 +356,7 @@ macro_rules! into_value {
         impl $crate::IntoValue<$to> for ::std::option::Option<$from> {
             #[inline]
             fn into_value(self) -> ::std::result::Result<$to, $crate::Refusal> {
-                match self {
-                    ::std::option::Option::Some(value) => $crate::IntoValue::<$to>::into_value(value),
-                    ::std::option::Option::None => ::std::result::Result::Err($crate::Refusal::new($crate::MISSING)),
-                }
+                self.ok_or_else(|| $crate::Refusal::new($crate::MISSING)).and_then($crate::IntoValue::<$to>::into_value)
             }
         }
         impl $crate::IntoOptional<$to> for ::std::option::Option<$from> {
