@@ -44,10 +44,7 @@ impl<T> Patch<T> {
 
     /// The value sent, if any.
     pub fn as_set(&self) -> Option<&T> {
-        match self {
-            Patch::Set(value) => Some(value),
-            Patch::Keep | Patch::Clear => None,
-        }
+        self.as_ref().into_change().flatten()
     }
 
     /// `None` when kept; `Some(None)` when cleared; `Some(Some(value))` when set.
@@ -169,6 +166,9 @@ mod tests {
         Patch::Clear.apply_to(&mut current);
         assert_eq!(current, None);
         assert_eq!(Patch::from(None::<u8>), Patch::Keep);
+        assert_eq!(Patch::Set(2).as_set(), Some(&2));
+        assert_eq!(Patch::<u8>::Clear.as_set(), None);
+        assert_eq!(Patch::<u8>::Keep.as_set(), None);
         assert_eq!(
             Patch::Set(2).as_ref().try_map(|v| Ok::<_, ()>(v * 2)),
             Ok(Patch::Set(4))
