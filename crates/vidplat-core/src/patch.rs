@@ -58,11 +58,8 @@ impl<T> Patch<T> {
 
     /// The same change with the value mapped.
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Patch<U> {
-        match self {
-            Patch::Keep => Patch::Keep,
-            Patch::Set(value) => Patch::Set(f(value)),
-            Patch::Clear => Patch::Clear,
-        }
+        let Ok(mapped) = self.try_map(|value| Ok::<U, std::convert::Infallible>(f(value)));
+        mapped
     }
 
     /// The same change, borrowing the value.
@@ -169,6 +166,9 @@ mod tests {
         assert_eq!(Patch::Set(2).as_set(), Some(&2));
         assert_eq!(Patch::<u8>::Clear.as_set(), None);
         assert_eq!(Patch::<u8>::Keep.as_set(), None);
+        assert_eq!(Patch::Set(2).map(|v| v + 1), Patch::Set(3));
+        assert_eq!(Patch::<u8>::Clear.map(|v| v + 1), Patch::Clear);
+        assert_eq!(Patch::<u8>::Keep.map(|v| v + 1), Patch::Keep);
         assert_eq!(
             Patch::Set(2).as_ref().try_map(|v| Ok::<_, ()>(v * 2)),
             Ok(Patch::Set(4))
