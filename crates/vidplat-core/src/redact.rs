@@ -284,10 +284,9 @@ fn key_forms(key: &str) -> Vec<String> {
         }
     }
     let mut forms = vec![key.to_owned(), key.replace('/', "\\/"), encoded, lower];
-    forms.sort();
-    forms.dedup();
     // The longest first: a shorter form inside a longer one is replaced with it.
-    forms.sort_by_key(|form| std::cmp::Reverse(form.len()));
+    forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    forms.dedup();
     forms
 }
 
