@@ -184,7 +184,6 @@ impl QuotaLimiter {
 
     /// A limiter keeping its counts in `store` (see [`QuotaStore`]).
     pub fn with_store(config: QuotaConfig, store: impl Into<QuotaStore>) -> Self {
-        let store = store.into();
         let slots = usize::try_from(config.concurrency.max(1))
             .unwrap_or(1)
             .min(Semaphore::MAX_PERMITS);
@@ -193,7 +192,7 @@ impl QuotaLimiter {
             state: Arc::default(),
             waits: Arc::new(watch::channel(None).0),
             config,
-            store,
+            store: store.into(),
         }
     }
 
