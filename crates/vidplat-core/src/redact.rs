@@ -253,14 +253,12 @@ fn redact_members(text: &str, members: &[&str]) -> Option<String> {
         };
         let value_start = text.len() - contents.len();
         let value_end = value_start + string_end(contents);
-        if !secret {
-            // A value that is itself a string: skip it, it names nothing.
-            at = (value_end + 1).min(text.len());
-            continue;
+        if secret {
+            out.push_str(&text[copied..value_start]);
+            out.push_str(REDACTED);
+            copied = value_end;
         }
-        out.push_str(&text[copied..value_start]);
-        out.push_str(REDACTED);
-        copied = value_end;
+        // A value that is itself a string: skip it, it names nothing.
         at = (value_end + 1).min(text.len());
     }
     if copied == 0 {
