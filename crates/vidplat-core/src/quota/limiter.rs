@@ -269,38 +269,34 @@ impl QuotaLimiter {
     /// answer); in memory, this client's. Reading changes nothing.
     pub async fn fetch_activity(&self) -> Option<QuotaActivity> {
         let window = self.config.window.saturating_add(self.config.safety_margin);
-        let mut activity = QuotaActivity {
-            in_flight: 0,
-            concurrency: u64::from(self.config.concurrency.max(1)),
-            in_window: 0,
-            calls_per_window: u64::from(self.config.calls_per_window.max(1)),
-        };
-        if let QuotaStore::Shared(store) = &self.store {
-            return match store.activity(window).await {
-                Ok((in_flight, in_window)) => Some(QuotaActivity {
-                    in_flight,
-                    in_window,
-                    ..activity
-                }),
+        let concurrency = u64::from(self.config.concurrency.max(1));
+        let (in_flight, in_window) = match &self.store {
+            QuotaStore::Shared(store) => match store.activity(window).await {
+                Ok(counts) => counts,
                 Err(message) => {
                     tracing::warn!("analytics quota: {message}; what holds it now is not known");
-                    None
+                    return None;
                 }
-            };
-        }
-        let slots = usize::try_from(activity.concurrency)
-            .unwrap_or(1)
-            .min(Semaphore::MAX_PERMITS);
-        activity.in_flight = slots.saturating_sub(self.slots.available_permits()) as u64;
-        let now = Instant::now();
-        let state = self.state();
-        let ended = state
-            .ended
-            .iter()
-            .filter(|t| now.saturating_duration_since(**t) < window)
-            .count();
-        activity.in_window = (state.running + ended) as u64;
-        Some(activity)
+            },
+            QuotaStore::Memory => {
+                let slots = usize::try_from(concurrency).unwrap_or(1).min(Semaphore::MAX_PERMITS);
+                let in_flight = slots.saturating_sub(self.slots.available_permits());
+                let now = Instant::now();
+                let state = self.state();
+                let ended = state
+                    .ended
+                    .iter()
+                    .filter(|t| now.saturating_duration_since(**t) < window)
+                    .count();
+                (in_flight as u64, (state.running + ended) as u64)
+            }
+        };
+        Some(QuotaActivity {
+            in_flight,
+            concurrency,
+            in_window,
+            calls_per_window: u64::from(self.config.calls_per_window.max(1)),
+        })
     }
 
     /// Starts a new month's count (the document does not say when the month turns; call this when yours does).
@@ -645,7 +641,11 @@ mod tests {
             safety_margin: Duration::ZERO,
             ..QuotaConfig::default()
         });
-        let idle = limiter.fetch_activity().await.unwrap();
+        // The reading can move between threads (a spawned task can show it).
+        fn sendable<F: Send>(future: F) -> F {
+            future
+        }
+        let idle = sendable(limiter.fetch_activity()).await.unwrap();
         assert_eq!(
             idle.to_string(),
             "0 of 1 analytics slots held, 0 of 3 calls in the window"
