@@ -160,11 +160,7 @@ impl Refusals {
 
     /// `value` when nothing was refused.
     pub fn or<T>(self, value: T) -> Result<T, Refusals> {
-        if self.0.is_empty() {
-            Ok(value)
-        } else {
-            Err(self)
-        }
+        self.is_empty().then_some(value).ok_or(self)
     }
 }
 
@@ -557,5 +553,11 @@ mod tests {
         let wordy = Refusal::new("error converting supplied value for x: no value supplied for y").at("name");
         assert_eq!(wordy.path(), "name");
         assert_eq!(Refusal::new("r").at("r#type").path(), "type");
+        // Arguments are read into a builder only when nothing was refused.
+        assert_eq!(Refusals::default().or(7), Ok(7));
+        assert_eq!(
+            Refusals::from(Refusal::missing("name")).or(7),
+            Err(Refusals(vec![Refusal::missing("name")]))
+        );
     }
 }
