@@ -178,11 +178,9 @@ pub struct ClientBuilder {
     analytics_url: Option<String>,
     api_key: Option<SecretString>,
     login_id: Option<String>,
-    connect_timeout: Duration,
-    attempt_timeout: Duration,
+    /// Every service's timeouts, but the analytics attempt's.
+    timeouts: Timeouts,
     analytics_attempt_timeout: Duration,
-    total_timeout: Duration,
-    idle_body_timeout: Duration,
     traceparent: bool,
     user_agent: String,
     retry: RetryPolicy,
@@ -196,19 +194,15 @@ pub struct ClientBuilder {
 
 impl Default for ClientBuilder {
     fn default() -> Self {
-        let timeouts = Timeouts::default();
         Self {
             encoder_url: None,
             vms_url: None,
             analytics_url: None,
             api_key: None,
             login_id: None,
-            connect_timeout: timeouts.connect,
-            attempt_timeout: timeouts.attempt,
+            timeouts: Timeouts::default(),
             // The server answers 408 to a slow analytics query; wait long enough to hear it.
             analytics_attempt_timeout: Duration::from_secs(180),
-            total_timeout: timeouts.total,
-            idle_body_timeout: timeouts.idle_body,
             traceparent: false,
             user_agent: concat!("vidplat-rust/", env!("CARGO_PKG_VERSION")).to_owned(),
             retry: RetryPolicy::default(),
@@ -230,11 +224,11 @@ impl fmt::Debug for ClientBuilder {
             .field("analytics_url", &shown_url(&self.analytics_url))
             .field("api_key", &self.api_key.as_ref().map(|_| vidplat_core::REDACTED))
             .field("login_id", &self.login_id)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("attempt_timeout", &self.attempt_timeout)
+            .field("connect_timeout", &self.timeouts.connect)
+            .field("attempt_timeout", &self.timeouts.attempt)
             .field("analytics_attempt_timeout", &self.analytics_attempt_timeout)
-            .field("total_timeout", &self.total_timeout)
-            .field("idle_body_timeout", &self.idle_body_timeout)
+            .field("total_timeout", &self.timeouts.total)
+            .field("idle_body_timeout", &self.timeouts.idle_body)
             .field("traceparent", &self.traceparent)
             .field("user_agent", &self.user_agent)
             .field("retry", &self.retry)
@@ -299,13 +293,13 @@ impl ClientBuilder {
 
     /// Time allowed to open a connection (default 10 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
+        self.timeouts.connect = timeout;
         self
     }
 
     /// Time allowed for one attempt, body included (encoder and video management; default 30 s).
     pub fn attempt_timeout(mut self, timeout: Duration) -> Self {
-        self.attempt_timeout = timeout;
+        self.timeouts.attempt = timeout;
         self
     }
 
@@ -319,7 +313,7 @@ impl ClientBuilder {
     /// wait, every attempt, every backoff sleep and the reading of the body
     /// end by it. `Duration::MAX` means no deadline.
     pub fn total_timeout(mut self, timeout: Duration) -> Self {
-        self.total_timeout = timeout;
+        self.timeouts.total = timeout;
         self
     }
 
@@ -332,7 +326,7 @@ impl ClientBuilder {
     /// prepares the answer (before the first byte of the body), nor to an
     /// empty body. `Duration::MAX` turns it off.
     pub fn idle_body_timeout(mut self, timeout: Duration) -> Self {
-        self.idle_body_timeout = timeout;
+        self.timeouts.idle_body = timeout;
         self
     }
 
@@ -446,7 +440,7 @@ impl ClientBuilder {
                 .runtime(
                     &vidplat_encoder::operations::TABLE,
                     &self.encoder_url,
-                    self.attempt_timeout,
+                    self.timeouts.attempt,
                     None,
                     routes.next().unwrap_or_default(),
                 )?
@@ -456,7 +450,7 @@ impl ClientBuilder {
                 .runtime(
                     &vidplat_vms::operations::TABLE,
                     &self.vms_url,
-                    self.attempt_timeout,
+                    self.timeouts.attempt,
                     None,
                     routes.next().unwrap_or_default(),
                 )?
@@ -492,10 +486,8 @@ impl ClientBuilder {
             .routes(routes)
             .retry(self.retry.clone())
             .timeouts(Timeouts {
-                connect: self.connect_timeout,
                 attempt: attempt_timeout,
-                total: self.total_timeout,
-                idle_body: self.idle_body_timeout,
+                ..self.timeouts
             })
             .traceparent(self.traceparent)
             .max_response_body(self.max_response_body)
