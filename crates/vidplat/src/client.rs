@@ -418,75 +418,62 @@ impl ClientBuilder {
                 .into());
             }
         }
-        let mut routes = Vec::with_capacity(tables.len());
-        for table in tables {
-            let overrides: Vec<_> = self
-                .routes
-                .iter()
-                .filter(|(id, _, _)| table.operation(id).is_some())
-                .cloned()
-                .collect();
-            routes.push(Routes::check(table, &overrides)?);
-        }
-        #[allow(unused_mut, unused_variables)] // one service per feature
-        let mut routes = routes.into_iter();
+        let routes = tables
+            .iter()
+            .map(|table| {
+                let overrides: Vec<_> = self
+                    .routes
+                    .iter()
+                    .filter(|(id, _, _)| table.operation(id).is_some())
+                    .cloned()
+                    .collect();
+                Routes::check(table, &overrides)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let analytics_quota = self
             .analytics_quota
             .clone()
             .map(|config| QuotaLimiter::with_store(config, self.quota_store.clone()));
+        // One runtime (or none, without its URL) per table, in the order of `tables`.
+        #[allow(unused_mut, unused_variables)] // one service per feature
+        let mut runtimes = tables
+            .into_iter()
+            .zip(routes)
+            .map(|(table, routes)| self.runtime(table, routes, analytics_quota.as_ref()))
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter();
         Ok(Client {
             #[cfg(feature = "encoder")]
-            encoder: self
-                .runtime(
-                    &vidplat_encoder::operations::TABLE,
-                    &self.encoder_url,
-                    self.timeouts.attempt,
-                    None,
-                    routes.next().unwrap_or_default(),
-                )?
-                .map(vidplat_encoder::Client::new),
+            encoder: runtimes.next().flatten().map(vidplat_encoder::Client::new),
             #[cfg(feature = "vms")]
-            vms: self
-                .runtime(
-                    &vidplat_vms::operations::TABLE,
-                    &self.vms_url,
-                    self.timeouts.attempt,
-                    None,
-                    routes.next().unwrap_or_default(),
-                )?
-                .map(vidplat_vms::Client::new),
+            vms: runtimes.next().flatten().map(vidplat_vms::Client::new),
             #[cfg(feature = "analytics")]
-            analytics: self
-                .runtime(
-                    &vidplat_analytics::operations::TABLE,
-                    &self.analytics_url,
-                    self.analytics_attempt_timeout,
-                    analytics_quota.clone(),
-                    routes.next().unwrap_or_default(),
-                )?
-                .map(vidplat_analytics::Client::new),
+            analytics: runtimes.next().flatten().map(vidplat_analytics::Client::new),
             login_id: self.login_id,
             analytics_quota,
         })
     }
 
-    /// The runtime of a service whose base URL is set (`None` when it is not).
-    #[allow(dead_code)] // unused when every service feature is off
+    /// The runtime of the service `table` describes, when its base URL is set
+    /// (`None` when it is not); analytics has its own attempt timeout and the quota.
     fn runtime(
         &self,
         table: &'static ServiceTable,
-        url: &Option<String>,
-        attempt_timeout: Duration,
-        quota: Option<QuotaLimiter>,
         routes: Routes,
+        analytics_quota: Option<&QuotaLimiter>,
     ) -> Result<Option<Runtime>, Error> {
+        let (url, attempt, quota) = match table.service {
+            Service::Encoder => (&self.encoder_url, self.timeouts.attempt, None),
+            Service::Vms => (&self.vms_url, self.timeouts.attempt, None),
+            Service::Analytics => (&self.analytics_url, self.analytics_attempt_timeout, analytics_quota),
+        };
         let Some(url) = url else { return Ok(None) };
         let mut runtime = Runtime::builder(table)
             .base_url(url.as_str())
             .routes(routes)
             .retry(self.retry.clone())
             .timeouts(Timeouts {
-                attempt: attempt_timeout,
+                attempt,
                 ..self.timeouts
             })
             .traceparent(self.traceparent)
@@ -497,7 +484,7 @@ impl ClientBuilder {
             runtime = runtime.api_key(key.clone());
         }
         if let Some(limiter) = quota {
-            runtime = runtime.quota(limiter);
+            runtime = runtime.quota(limiter.clone());
         }
         if let Some(transport) = &self.transport {
             runtime = runtime.transport(transport.clone());
