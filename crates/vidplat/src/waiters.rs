@@ -139,14 +139,6 @@ impl Polling {
     }
 }
 
-/// Whether a status is final.
-fn ended(status: Option<&TaskStatus>) -> bool {
-    matches!(
-        status,
-        Some(TaskStatus::Ready | TaskStatus::Failed | TaskStatus::Canceled)
-    )
-}
-
 /// Waits for one task: `.await` it (ready, else [`Error::TaskEnded`]), or
 /// call [`final_task`](Self::final_task) or [`status_changes`](Self::status_changes).
 #[must_use = "a waiter does nothing until awaited"]
@@ -209,7 +201,12 @@ impl<'a> TaskWaiter<'a> {
         let client = self.client;
         self.polling.stream(
             move || get_task(client, task_id),
-            |task: &Task| ended(task.status.as_ref()),
+            |task: &Task| {
+                matches!(
+                    task.status,
+                    Some(TaskStatus::Ready | TaskStatus::Failed | TaskStatus::Canceled)
+                )
+            },
             |task: &Task| task.status.as_ref().map(ToString::to_string),
         )
     }
