@@ -22,7 +22,7 @@
 // vidplat (about 45,000 of the facade's 60,000 LLVM lines).
 
 use crate::{Client, Error};
-use futures_util::stream::{self, BoxStream, StreamExt};
+use futures_util::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use std::future::{Future, IntoFuture};
 use std::num::NonZeroU64;
 use std::pin::Pin;
@@ -243,11 +243,8 @@ async fn get_task(client: &Client, task_id: NonZeroU64) -> Result<Task, Error> {
 
 /// The last of a waiter's states, once the polling ends; a stream that ends
 /// with none is a wait given up before the first poll.
-async fn last<T>(mut states: BoxStream<'_, Result<T, Error>>) -> Result<T, Error> {
-    let mut last = None;
-    while let Some(state) = states.next().await {
-        last = Some(state?);
-    }
+async fn last<T>(states: BoxStream<'_, Result<T, Error>>) -> Result<T, Error> {
+    let last = states.try_fold(None, |_, state| async { Ok(Some(state)) }).await?;
     last.ok_or(Error::WaitTimedOut {
         waited: Duration::ZERO,
         last_status: None,
