@@ -368,7 +368,6 @@ impl<'a> IntoFuture for TaskImportWaiter<'a> {
         Box::pin(async move {
             let import_id = self.import_id.map_err(|rule| refused_id("task_import_id", rule))?;
             let client = self.client;
-            let finished = self.finished;
             let changes = self.polling.stream(
                 move || async move {
                     Ok(client
@@ -379,7 +378,7 @@ impl<'a> IntoFuture for TaskImportWaiter<'a> {
                         .await?
                         .into_inner())
                 },
-                move |job: &TaskImport| finished(job),
+                self.finished,
                 |job: &TaskImport| serde_json::to_string(&job.task_status).ok(),
             );
             last(changes).await
