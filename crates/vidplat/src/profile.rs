@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use vidplat_core::__private::Links;
+use vidplat_core::__private::{read_text, Links};
 use vidplat_core::Method;
 
 /// The variable naming the configuration directory (overrides the platform's).
@@ -355,10 +355,8 @@ const MAX_PROFILE_FILE: u64 = 1 << 20;
 
 fn read_toml<T: Default + serde::de::DeserializeOwned>(path: &Path) -> Result<T, ProfileError> {
     // A FIFO, a device or an endless file there is refused, not read.
-    let text = match vidplat_core::__private::read_text(path, MAX_PROFILE_FILE, Links::Follow) {
-        Ok(Some(text)) => text,
-        Ok(None) => return Ok(T::default()),
-        Err(source) => return Err(io(path)(source)),
+    let Some(text) = read_text(path, MAX_PROFILE_FILE, Links::Follow).map_err(io(path))? else {
+        return Ok(T::default());
     };
     toml::from_str(&text).map_err(|e| ProfileError::Invalid {
         path: path.to_owned(),
