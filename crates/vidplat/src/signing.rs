@@ -280,18 +280,14 @@ impl std::error::Error for VerifyError {}
 
 /// Signs a page URL (`https://{domain}/pages/{page_id}`, a fragment allowed).
 pub fn sign(page_url: &str, key: &SigningKey, grant: &Grant) -> Result<String, SignError> {
-    let (page_url, fragment) = page_url
-        .split_once('#')
-        .map_or((page_url, None), |(url, at)| (url, Some(at)));
+    // The fragment (from `#`, or nothing) goes back after the signed query.
+    let (page_url, fragment) = page_url.split_at(page_url.find('#').unwrap_or(page_url.len()));
     let message = message(page_url, grant)?;
     let signature = hex::encode(ring::hmac::sign(&key.hmac(), message.as_bytes()));
     let separator = if message.contains('?') { '&' } else { '?' };
-    let mut signed = format!("{message}{separator}signature={signature}&version={SIGNATURE_VERSION}");
-    if let Some(fragment) = fragment {
-        signed.push('#');
-        signed.push_str(fragment);
-    }
-    Ok(signed)
+    Ok(format!(
+        "{message}{separator}signature={signature}&version={SIGNATURE_VERSION}{fragment}"
+    ))
 }
 
 /// The message the signature covers: the page URL in the form the server
