@@ -392,13 +392,10 @@ pub fn verify(url: &str, key: &SigningKey, now_unix: u64) -> Result<Grant, Verif
     let expires = take("expires")?;
     let mut grant = Grant::default();
     if let Some(raw) = expires {
-        let canonical = raw.bytes().all(|b| b.is_ascii_digit()) && (raw == "0" || !raw.starts_with('0'));
-        grant.expires = Some(
-            raw.parse()
-                .ok()
-                .filter(|_| canonical)
-                .ok_or_else(|| VerifyError::Malformed(format!("expires `{raw}` is not a UNIX time")))?,
-        );
+        // Decimal digits without a sign or leading zeros: the number written back is the text.
+        let canonical = raw.parse::<u64>().ok().filter(|expires| expires.to_string() == raw);
+        grant.expires =
+            Some(canonical.ok_or_else(|| VerifyError::Malformed(format!("expires `{raw}` is not a UNIX time")))?);
     }
     if let Some(raw) = audience {
         let decoded = decode_component(raw).ok_or_else(|| malformed("aud is not valid percent-encoded UTF-8"))?;
