@@ -377,8 +377,8 @@ impl<'a, O: Paginated + Unpin + 'a> Stream for Numbered<'a, O> {
         }
         match page.as_ref().map(|fetched| &fetched.page) {
             Ok(page) if page.is_empty() => this.end_after(n),
-            Ok(page) if this.first == FirstPage::Awaited => {
-                if let Some(last) = page.last_page().filter(|last| *last < 1) {
+            Ok(page) if this.first == FirstPage::Awaited => match page.last_page() {
+                Some(last) if last < 1 => {
                     this.end_after(n);
                     return Poll::Ready(Some(Err(Error::Paging {
                         operation: O::META.id,
@@ -386,17 +386,15 @@ impl<'a, O: Paginated + Unpin + 'a> Stream for Numbered<'a, O> {
                         problem: PagingProblem::ImpossibleLastPage(last),
                     })));
                 }
-                match page.last_page().and_then(|last| u64::try_from(last).ok()) {
-                    Some(last) => {
-                        this.first = FirstPage::SaidLastPage;
-                        this.limit = this.limit.min(last.max(n));
-                        if this.limit == n {
-                            this.end_after(n);
-                        }
+                Some(last) => {
+                    this.first = FirstPage::SaidLastPage;
+                    this.limit = this.limit.min((last as u64).max(n));
+                    if this.limit == n {
+                        this.end_after(n);
                     }
-                    None => this.first = FirstPage::SaidNothing,
                 }
-            }
+                None => this.first = FirstPage::SaidNothing,
+            },
             Ok(_) if n == this.limit => this.end_after(n),
             Ok(_) => {}
             Err(_) => this.end_after(n),
