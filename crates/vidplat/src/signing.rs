@@ -418,10 +418,8 @@ pub fn verify(url: &str, key: &SigningKey, now_unix: u64) -> Result<Grant, Verif
     let message = &url[..base.len() + before];
     // Compared in constant time.
     ring::hmac::verify(&key.hmac(), message.as_bytes(), &expected).map_err(|_| VerifyError::BadSignature)?;
-    if let Some(expires) = grant.expires {
-        if now_unix >= expires {
-            return Err(VerifyError::Expired { expires, now: now_unix });
-        }
+    if let Some(expires) = grant.expires.filter(|expires| now_unix >= *expires) {
+        return Err(VerifyError::Expired { expires, now: now_unix });
     }
     Ok(grant)
 }
