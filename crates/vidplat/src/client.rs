@@ -42,7 +42,6 @@ impl fmt::Debug for Client {
     }
 }
 
-#[allow(dead_code)] // unused when every service feature is off
 fn not_configured(service: Service) -> Error {
     Error::Config(ConfigError::MissingBaseUrl {
         service,
