@@ -410,44 +410,29 @@ fn guarded<'a, P: Paged + Send + 'a>(
     operation: &'static str,
     bound: Option<usize>,
 ) -> BoxStream<'a, Result<P, Error>> {
-    /// The guard's state between pages.
-    struct Seen<S> {
-        pages: S,
-        received: u64,
-        previous: Option<(usize, u64)>,
-    }
-    let start = Seen {
-        pages,
-        received: 0,
-        previous: None,
-    };
-    // Once an item is an error nothing more is asked of `pages` (the state
+    // The state: the pages, numbered from 0, and the fingerprint of the one
+    // before. Once an item is an error nothing more is asked of `pages` (the state
     // is `None`): no call (of the month's quota, for analytics) is spent after the end.
-    stream::unfold(Some(start), move |seen| async move {
-        let mut seen = seen?;
-        let page = seen.pages.next().await?.and_then(|Fetched { page, digest }| {
-            seen.received = seen.received.saturating_add(1);
-            // An empty page ends a list: the same one twice says nothing.
-            let fingerprint = digest.filter(|_| !page.is_empty()).map(|digest| (page.len(), digest));
-            let problem = match bound {
-                Some(bound) if seen.received > u64::try_from(bound).unwrap_or(u64::MAX) => {
-                    Some(PagingProblem::TooManyPages { bound })
-                }
-                _ if fingerprint.is_some() && fingerprint == seen.previous => Some(PagingProblem::SamePageAgain),
-                _ => None,
-            };
-            seen.previous = fingerprint;
-            match problem {
-                None => Ok(page),
-                Some(problem) => Err(Error::Paging {
-                    operation,
-                    pages: seen.received,
-                    problem,
-                }),
-            }
-        });
-        let next = page.is_ok().then_some(seen);
-        Some((page, next))
+    stream::unfold(Some((pages.enumerate(), None)), move |state| async move {
+        let (mut pages, previous) = state?;
+        let (index, fetched) = pages.next().await?;
+        let Fetched { page, digest } = match fetched {
+            Ok(fetched) => fetched,
+            Err(error) => return Some((Err(error), None)),
+        };
+        // An empty page ends a list: the same one twice says nothing.
+        let fingerprint = digest.filter(|_| !page.is_empty()).map(|digest| (page.len(), digest));
+        let problem = match bound {
+            Some(bound) if index >= bound => PagingProblem::TooManyPages { bound },
+            _ if fingerprint.is_some() && fingerprint == previous => PagingProblem::SamePageAgain,
+            _ => return Some((Ok(page), Some((pages, fingerprint)))),
+        };
+        let error = Error::Paging {
+            operation,
+            pages: index as u64 + 1,
+            problem,
+        };
+        Some((Err(error), None))
     })
     .boxed()
 }
