@@ -178,18 +178,12 @@ impl std::error::Error for ProfileError {
     }
 }
 
+/// A profile file: `config.toml`'s `Profile`s or `credentials.toml`'s `Credentials`, by name.
 #[derive(Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ConfigFile {
+struct ProfilesFile<P> {
     #[serde(default)]
-    profiles: BTreeMap<String, Profile>,
-}
-
-#[derive(Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CredentialsFile {
-    #[serde(default)]
-    profiles: BTreeMap<String, Credentials>,
+    profiles: BTreeMap<String, P>,
 }
 
 #[derive(Default, Serialize, Deserialize)]
@@ -235,7 +229,7 @@ impl Profiles {
     /// The profiles of `dir` (none when its files do not exist).
     pub fn load_from(dir: &Path) -> Result<Self, ProfileError> {
         let config_path = dir.join("config.toml");
-        let config: ConfigFile = read_toml(&config_path)?;
+        let config: ProfilesFile<Profile> = read_toml(&config_path)?;
         // A config.toml written before quota store passwords moved out is still read, if it is private.
         if config
             .profiles
@@ -246,7 +240,7 @@ impl Profiles {
         }
         let credentials_path = dir.join("credentials.toml");
         ensure_private(&credentials_path)?;
-        let credentials: CredentialsFile = read_toml(&credentials_path)?;
+        let credentials: ProfilesFile<Credentials> = read_toml(&credentials_path)?;
         let mut profiles = config.profiles;
         for (name, credentials) in credentials.profiles {
             let profile = profiles.entry(name).or_default();
@@ -292,8 +286,8 @@ impl Profiles {
     /// that carry a password) readable by its owner only.
     pub fn save(&self) -> Result<(), ProfileError> {
         std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
-        let mut config = ConfigFile::default();
-        let mut credentials = CredentialsFile::default();
+        let mut config = ProfilesFile::default();
+        let mut credentials = ProfilesFile::default();
         for (name, profile) in &self.profiles {
             let mut public = profile.clone();
             let secret = Credentials {
