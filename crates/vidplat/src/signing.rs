@@ -436,21 +436,17 @@ fn encode_component(value: &str) -> String {
     percent_encoding::utf8_percent_encode(value, NOT_UNRESERVED).to_string()
 }
 
+/// `value` percent-decoded, when each `%` begins two hexadecimal digits (the
+/// percent-encoding crate keeps `%zz` as it is) and the bytes are UTF-8.
 fn decode_component(value: &str) -> Option<String> {
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = value.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
+    let escapes_whole = value.split('%').skip(1).all(|after| {
+        after
+            .as_bytes()
+            .get(..2)
+            .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+    });
+    let decoded = percent_encoding::percent_decode_str(value).decode_utf8().ok()?;
+    escapes_whole.then(|| decoded.into_owned())
 }
 
 #[cfg(test)]
@@ -461,6 +457,16 @@ mod tests {
     // `printf '%s' "$MESSAGE" | openssl dgst -sha256 -hmac "$KEY"`.
     const KEY: &str = "0123456789abcdef0123456789abcdef";
     const PAGE: &str = "https://portal.example.jp/pages/0b6c8e0e-5d3a-4c7e-9f51-2a4d6e8f0001";
+
+    #[test]
+    fn a_component_decodes_only_from_whole_escapes_of_utf_8() {
+        assert_eq!(decode_component("a%2Fb%e3%81%82").as_deref(), Some("a/bあ"));
+        assert_eq!(decode_component("%0f").as_deref(), Some("\u{f}"));
+        // `+f` is no hexadecimal pair, though u8::from_str_radix reads it as 15.
+        for refused in ["%+f", "%zz", "a%2", "%", "%ff"] {
+            assert_eq!(decode_component(refused), None, "{refused}");
+        }
+    }
 
     #[test]
     fn what_cannot_be_a_page_url_is_not_signed() {
