@@ -68,6 +68,22 @@ impl Request {
             .get_or_insert(NotSendable::NotSerialisable { member, reason });
     }
 
+    /// The value its setter accepted; a refused one is kept among the refusals.
+    fn accepted<T>(&mut self, value: Result<T, Refusal>) -> Option<T> {
+        value.map_err(|refusal| self.refusals.push(refusal)).ok()
+    }
+
+    /// The value `name` serialised to; one that did not serialise makes the request unsendable.
+    fn serialised<T>(&mut self, name: &'static str, value: Result<T, serde_json::Error>) -> Option<T> {
+        value.map_err(|e| self.cannot_send(name, e.to_string())).ok()
+    }
+
+    /// The value of `name`, when it was set, its setter accepted it and it serialised.
+    fn set_value(&mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Option<Value> {
+        let value = self.accepted(value).flatten()?;
+        self.serialised(name, value)
+    }
+
     /// The path parameter `name` (`task-id`), one whole segment whatever it holds.
     pub fn path<T: Serialize>(self, name: &'static str, value: Result<T, Refusal>) -> Self {
         // Only the serialising is per type; the rest is compiled once, here.
@@ -75,20 +91,13 @@ impl Request {
     }
 
     fn path_value(mut self, name: &'static str, value: Result<Serialised, Refusal>) -> Self {
-        let value = match value {
-            Ok(Ok(scalar @ (Value::String(_) | Value::Number(_) | Value::Bool(_)))) => scalar,
-            Ok(Ok(other)) => {
+        let value = match self.set_value(name, value.map(Some)) {
+            Some(scalar @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => scalar,
+            Some(other) => {
                 self.cannot_send(name, format!("is not a single value but {}", json_kind(&other)));
                 return self;
             }
-            Ok(Err(e)) => {
-                self.cannot_send(name, e.to_string());
-                return self;
-            }
-            Err(refusal) => {
-                self.refusals.push(refusal);
-                return self;
-            }
+            None => return self,
         };
         // `.` and `..` would move up the path, an empty segment elsewhere.
         if let Some(text @ ("" | "." | "..")) = value.as_str() {
@@ -111,18 +120,14 @@ impl Request {
     }
 
     fn query_value(mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Self {
-        match value {
-            Ok(Some(value)) => match self.checked_query(name, value) {
-                Some(Value::Array(items)) => {
-                    for item in items {
-                        self.push_query(name, item);
-                    }
+        match self.checked_query(name, value) {
+            Some(Value::Array(items)) => {
+                for item in items {
+                    self.push_query(name, item);
                 }
-                Some(single) => self.push_query(name, single),
-                None => {}
-            },
-            Ok(None) => {}
-            Err(refusal) => self.refusals.push(refusal),
+            }
+            Some(single) => self.push_query(name, single),
+            None => {}
         }
         self
     }
@@ -137,15 +142,7 @@ impl Request {
     }
 
     fn query_joined_value(mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Self {
-        let items = match value {
-            Ok(Some(items)) => items,
-            Ok(None) => return self,
-            Err(refusal) => {
-                self.refusals.push(refusal);
-                return self;
-            }
-        };
-        let items = match self.checked_query(name, items) {
+        let items = match self.checked_query(name, value) {
             Some(Value::Array(items)) => items,
             Some(_) => Vec::new(),
             None => return self,
@@ -171,33 +168,20 @@ impl Request {
         self
     }
 
-    /// A header value as it travels (one scalar), or `None` once refused.
-    fn text_of(&mut self, name: &'static str, value: Serialised) -> Option<String> {
-        match value {
-            Ok(value) => {
-                let kind = json_kind(&value);
-                let text = scalar_text(value);
-                if text.is_none() {
-                    self.cannot_send(name, format!("is not a single value but {kind}"));
-                }
-                text
-            }
-            Err(e) => {
-                self.cannot_send(name, e.to_string());
-                None
-            }
+    /// A header value as it travels (one scalar), or `None` when unset or once refused.
+    fn text_of(&mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Option<String> {
+        let value = self.set_value(name, value)?;
+        let kind = json_kind(&value);
+        let text = scalar_text(value);
+        if text.is_none() {
+            self.cannot_send(name, format!("is not a single value but {kind}"));
         }
+        text
     }
 
-    /// The query value, when it keeps every bound; each broken one is refused.
-    fn checked_query(&mut self, name: &'static str, value: Serialised) -> Option<Value> {
-        let value = match value {
-            Ok(value) => value,
-            Err(e) => {
-                self.cannot_send(name, e.to_string());
-                return None;
-            }
-        };
+    /// The query value, when it is set and keeps every bound; each broken one is refused.
+    fn checked_query(&mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Option<Value> {
+        let value = self.set_value(name, value)?;
         let before = self.refusals.len();
         for (field, rule) in query_violations(self.operation.checks, name, &value) {
             self.refuse_at(&field, rule);
@@ -219,21 +203,13 @@ impl Request {
     }
 
     fn header_value(mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Self {
-        match value {
-            Ok(Some(value)) => {
-                let Some(text) = self.text_of(name, value) else {
-                    return self;
-                };
-                match HeaderValue::try_from(text) {
-                    Ok(header) => self.headers.push((HeaderName::from_static(name), header)),
-                    Err(_) => self.refuse_at(
-                        &name.replace('-', "_"),
-                        "is not a valid HTTP header value (control characters, or not visible ASCII)",
-                    ),
-                }
-            }
-            Ok(None) => {}
-            Err(refusal) => self.refusals.push(refusal),
+        match self.text_of(name, value).map(HeaderValue::try_from) {
+            Some(Ok(header)) => self.headers.push((HeaderName::from_static(name), header)),
+            Some(Err(_)) => self.refuse_at(
+                &name.replace('-', "_"),
+                "is not a valid HTTP header value (control characters, or not visible ASCII)",
+            ),
+            None => {}
         }
         self
     }
@@ -241,24 +217,18 @@ impl Request {
     /// A JSON body; its documented bounds are checked, before it is sent,
     /// on the value it serialises to, every one broken refused.
     pub fn json<T: Serialize>(mut self, body: Result<T, Refusal>) -> Self {
-        match body {
-            Ok(body) => {
-                if has_body_checks(self.operation.checks) && !self.body_within_bounds(serde_json::to_value(&body)) {
-                    return self;
-                }
-                self.json_bytes(serde_json::to_vec(&body))
-            }
-            Err(refusal) => {
-                self.refusals.push(refusal);
-                self
-            }
+        let Some(body) = self.accepted(body) else {
+            return self;
+        };
+        if has_body_checks(self.operation.checks) && !self.body_within_bounds(serde_json::to_value(&body)) {
+            return self;
         }
+        self.json_bytes(serde_json::to_vec(&body))
     }
 
     fn json_bytes(mut self, bytes: Result<Vec<u8>, serde_json::Error>) -> Self {
-        match bytes {
-            Ok(bytes) => self.body = Some((HeaderValue::from_static("application/json"), bytes.into())),
-            Err(e) => self.cannot_send("body", e.to_string()),
+        if let Some(bytes) = self.serialised("body", bytes) {
+            self.body = Some((HeaderValue::from_static("application/json"), bytes.into()));
         }
         self
     }
@@ -278,9 +248,8 @@ impl Request {
 
     /// A body sent as it is, with the operation's documented media type.
     pub fn raw(mut self, content_type: &'static str, body: Result<reqwest::Body, Refusal>) -> Self {
-        match body {
-            Ok(body) => self.body = Some((HeaderValue::from_static(content_type), body)),
-            Err(refusal) => self.refusals.push(refusal),
+        if let Some(body) = self.accepted(body) {
+            self.body = Some((HeaderValue::from_static(content_type), body));
         }
         self
     }
