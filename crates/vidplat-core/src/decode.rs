@@ -8,6 +8,7 @@ use crate::failure::{CallFailure, DecodeError, FailureKind};
 use crate::response::Response;
 use crate::retry::Delivery;
 use serde::de::DeserializeOwned;
+use serde_json::de::SliceRead;
 use std::future::Future;
 use tokio::sync::OwnedSemaphorePermit;
 
@@ -40,8 +41,8 @@ fn decode_lane_count() -> usize {
 /// the failing value when it is known.
 #[derive(Debug)]
 pub(crate) struct Undecodable {
-    source: serde_json::Error,
-    path: Option<String>,
+    pub(crate) source: serde_json::Error,
+    pub(crate) path: Option<String>,
 }
 
 /// Decodes `body` as `T`: on the blocking pool, in one of the
@@ -72,18 +73,21 @@ async fn decode<T: DeserializeOwned + Send + 'static>(body: &bytes::Bytes) -> Re
 fn from_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, Undecodable> {
     if let Ok(text) = std::str::from_utf8(body) {
         return serde_json::from_str(text).map_err(|source| Undecodable {
-            path: tracked::<T>(body).err().and_then(|failed| failed.path),
+            path: tracked::<_, T>(SliceRead::new(body))
+                .err()
+                .and_then(|failed| failed.path),
             source,
         });
     }
-    tracked(body)
+    tracked(SliceRead::new(body))
 }
 
-/// serde_json's slice reader, tracking where in the body it is. It decides
-/// a body that is not UTF-8 throughout (perhaps only inside a member that
-/// is skipped) exactly as `serde_json::from_slice` does.
-fn tracked<T: DeserializeOwned>(body: &[u8]) -> Result<T, Undecodable> {
-    let mut deserializer = serde_json::Deserializer::from_slice(body);
+/// One whole value read by serde_json from `read`, tracking where in the
+/// body it is, then nothing after it. Over serde_json's slice reader, it
+/// decides a body that is not UTF-8 throughout (perhaps only inside a
+/// member that is skipped) exactly as `serde_json::from_slice` does.
+pub(crate) fn tracked<'de, R: serde_json::de::Read<'de>, T: DeserializeOwned>(read: R) -> Result<T, Undecodable> {
+    let mut deserializer = serde_json::Deserializer::new(read);
     let value = serde_path_to_error::deserialize::<_, T>(&mut deserializer).map_err(|failed| Undecodable {
         path: Some(failed.path().to_string()),
         source: failed.into_inner(),
@@ -122,19 +126,14 @@ pub(crate) fn decode_whole<T: DeserializeOwned + Send + 'static>(
                 digest.write(&body);
                 Ok(Response::new(status, headers, value).with_digest(digest.finish()))
             }
-            Err(Undecodable { source, path }) => Err(decode_failure(&call, status.as_u16(), &body, path, source)),
+            Err(failed) => Err(decode_failure(&call, status.as_u16(), &body, failed)),
         }
     }
 }
 
 /// The failure of a success body that does not decode.
-pub(crate) fn decode_failure(
-    call: &Call,
-    status: u16,
-    head: &[u8],
-    path: Option<String>,
-    source: serde_json::Error,
-) -> CallFailure {
+pub(crate) fn decode_failure(call: &Call, status: u16, head: &[u8], failed: Undecodable) -> CallFailure {
+    let Undecodable { source, path } = failed;
     let undocumented = !call.operation.documents_success(status);
     let path = path.filter(|p| p != ".");
     call.failure(

@@ -16,7 +16,7 @@
 //! not checked for the error shape under a 2xx (the documented error body is a
 //! few hundred bytes).
 
-use crate::decode::decode_failure;
+use crate::decode::{decode_failure, tracked, Undecodable};
 use crate::exchange::{Call, Exchange};
 use crate::failure::{CallFailure, FailureKind};
 use crate::remainder::Remainder;
@@ -24,6 +24,7 @@ use crate::response::{BodyDigest, Response};
 use crate::retry::Delivery;
 use bytes::{Buf, Bytes};
 use serde::de::{DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::de::IoRead;
 use std::io::{BufReader, Read};
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
@@ -91,7 +92,7 @@ async fn decode_while_reading<V: Send + 'static>(
     status: u16,
     rest: Option<Remainder>,
     mut digest: BodyDigest,
-    decode: impl FnOnce(BodyReader) -> Result<V, (Option<String>, serde_json::Error)> + Send + 'static,
+    decode: impl FnOnce(BodyReader) -> Result<V, Undecodable> + Send + 'static,
 ) -> Result<(V, Option<u64>), CallFailure> {
     let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
     let head = excerpt_head(&prefix);
@@ -120,19 +121,8 @@ async fn decode_while_reading<V: Send + 'static>(
     match (pumped, decoded) {
         (Err(kind), _) => Err(read_failure(call, kind)),
         (Ok(()), Ok(value)) => Ok((value, digest.finish())),
-        (Ok(()), Err((path, source))) => Err(decode_failure(call, status, &head, path, source)),
+        (Ok(()), Err(failed)) => Err(decode_failure(call, status, &head, failed)),
     }
-}
-
-/// Decodes one whole value with the path of a failure, then checks that nothing follows it.
-fn decode_tracked<T: DeserializeOwned>(reader: BodyReader) -> Result<T, (Option<String>, serde_json::Error)> {
-    let mut deserializer = serde_json::Deserializer::from_reader(reader);
-    let value = serde_path_to_error::deserialize::<_, T>(&mut deserializer).map_err(|error| {
-        let path = error.path().to_string();
-        (Some(path), error.into_inner())
-    })?;
-    deserializer.end().map_err(|error| (None, error))?;
-    Ok(value)
 }
 
 /// Decodes a large list answer while it arrives, on a blocking thread,
@@ -149,15 +139,9 @@ pub(crate) async fn decode_while_arriving<T: DeserializeOwned + Send + 'static>(
     let status = response.status();
     let headers = std::mem::take(response.headers_mut());
     let digest = BodyDigest::for_operation(call.operation);
-    let (value, digest) = decode_while_reading(
-        response,
-        body,
-        &call,
-        status.as_u16(),
-        rest,
-        digest,
-        decode_tracked::<T>,
-    )
+    let (value, digest) = decode_while_reading(response, body, &call, status.as_u16(), rest, digest, |reader| {
+        tracked::<_, T>(IoRead::new(reader))
+    })
     .await?;
     Ok(Response::new(status, headers, value).with_digest(digest))
 }
@@ -222,8 +206,11 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
                     row: PhantomData,
                 };
                 match seed.deserialize(serde_path_to_error::Deserializer::new(&mut deserializer, &mut track)) {
-                    Ok(()) => deserializer.end().map_err(|error| (None, error)),
-                    Err(error) => Err((Some(track.path().to_string()), error)),
+                    Ok(()) => deserializer.end().map_err(|source| Undecodable { source, path: None }),
+                    Err(source) => Err(Undecodable {
+                        source,
+                        path: Some(track.path().to_string()),
+                    }),
                 }
             })
             .await;
