@@ -105,17 +105,12 @@ impl Judge<'_> {
 /// The body as a JSON object, when it is one. Invalid UTF-8 inside (a
 /// mis-encoded message, say) is replaced rather than losing the whole body.
 fn error_object(body: &[u8]) -> Option<Map<String, Value>> {
-    let parsed = match serde_json::from_slice::<Value>(body) {
-        Ok(value) => value,
-        Err(_) => match String::from_utf8_lossy(body) {
-            Cow::Owned(repaired) => serde_json::from_str(&repaired).ok()?,
-            Cow::Borrowed(_) => return None,
-        },
-    };
-    match parsed {
-        Value::Object(object) => Some(object),
-        _ => None,
-    }
+    serde_json::from_slice(body)
+        .ok()
+        .or_else(|| match String::from_utf8_lossy(body) {
+            Cow::Owned(repaired) => serde_json::from_str(&repaired).ok(),
+            Cow::Borrowed(_) => None,
+        })
 }
 
 #[cfg(test)]
