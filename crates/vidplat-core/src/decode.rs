@@ -10,7 +10,8 @@ use crate::retry::Delivery;
 use serde::de::DeserializeOwned;
 use serde_json::de::SliceRead;
 use std::future::Future;
-use tokio::sync::OwnedSemaphorePermit;
+use std::sync::LazyLock;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Bodies at least this large are decoded on tokio's blocking pool, not on
 /// the caller's task: pages fetched concurrently (a paginator's prefetch)
@@ -27,10 +28,7 @@ const OFF_TASK_DECODE: usize = 32 * 1024;
 /// queue and run during the latency of the requests in flight: on the 2-core
 /// bench machine, 10,000 tasks listed at prefetch 8 took 91–94 ms instead of
 /// 101 ms (BENCHMARKS.md (c), run 11).
-fn decode_lanes() -> &'static tokio::sync::Semaphore {
-    static LANES: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
-    LANES.get_or_init(|| tokio::sync::Semaphore::new(decode_lane_count()))
-}
+static DECODE_LANES: LazyLock<Semaphore> = LazyLock::new(|| Semaphore::new(decode_lane_count()));
 
 fn decode_lane_count() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
@@ -46,11 +44,11 @@ pub(crate) struct Undecodable {
 }
 
 /// Decodes `body` as `T`: on the blocking pool, in one of the
-/// [`decode_lanes`], when it is large.
+/// [`DECODE_LANES`], when it is large.
 async fn decode<T: DeserializeOwned + Send + 'static>(body: &bytes::Bytes) -> Result<T, Undecodable> {
     if body.len() >= OFF_TASK_DECODE {
         // Never closed; were it, decoding without a lane is still right.
-        let lane = decode_lanes().acquire().await.ok();
+        let lane = DECODE_LANES.acquire().await.ok();
         let shared = body.clone();
         let decoding = tokio::task::spawn_blocking(move || {
             let _lane = lane;
