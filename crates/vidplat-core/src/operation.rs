@@ -71,7 +71,7 @@ pub async fn send_operation<O: Operation>(
     wire_slot: Option<OwnedSemaphorePermit>,
 ) -> Result<Response<O::Success>, CallFailure> {
     // Two statements: the prepared request, a temporary of the first, is not kept in the future.
-    let exchanging = operation.prepare()?.exchange();
+    let exchanging = operation.prepare()?.outgoing.exchange();
     let exchange = exchanging.await?;
     (ReadingOf::<O>::DECODER)(exchange, wire_slot).await
 }
@@ -84,7 +84,7 @@ where
     O: Operation<Success: Paged>,
     <O::Success as Paged>::Item: DeserializeOwned + Send + 'static,
 {
-    let exchanging = operation.prepare()?.exchange();
+    let exchanging = operation.prepare()?.outgoing.exchange();
     let exchange = exchanging.await?;
     (ReadingOf::<O>::ROWS)(exchange).await
 }

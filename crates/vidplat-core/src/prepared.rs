@@ -25,7 +25,7 @@ use tokio::sync::OwnedSemaphorePermit;
 /// ([`Prepared::send`]) is the call; [`Prepared::request`] shows what would
 /// be sent (for a dry run).
 pub struct Prepared<T> {
-    outgoing: Outgoing,
+    pub(crate) outgoing: Outgoing,
     success: PhantomData<fn() -> T>,
 }
 
@@ -123,10 +123,6 @@ impl<T> Prepared<T> {
     pub fn into_request(self) -> reqwest::Request {
         self.outgoing.request
     }
-
-    pub(crate) fn exchange(self) -> Exchanging {
-        self.outgoing.exchange()
-    }
 }
 
 impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
@@ -137,7 +133,7 @@ impl<T: DeserializeOwned + Send + 'static> Prepared<T> {
     /// operation's builder at hand, [`send_operation`](crate::send_operation) chooses when compiling.
     pub async fn send(self) -> Result<Response<T>, CallFailure> {
         let read = decoder::<T>(self.outgoing.operation.reading);
-        let exchange = self.exchange().await?;
+        let exchange = self.outgoing.exchange().await?;
         read(exchange, None).await
     }
 }
@@ -216,7 +212,7 @@ where
     /// any other is decoded whole first.
     pub async fn rows(self) -> Result<Rows<P::Item>, CallFailure> {
         let read = rows_reader::<P>(self.outgoing.operation.reading);
-        let exchange = self.exchange().await?;
+        let exchange = self.outgoing.exchange().await?;
         read(exchange).await
     }
 }
