@@ -147,11 +147,9 @@ impl Runtime {
                     attempts = attempts.saturating_add(1);
                     call_span.record("vidplat.attempts", attempts);
                     // A copy for another attempt (a streaming body cannot be copied: one attempt).
-                    let spare = if attempts < inner.retry.max_attempts {
-                        request.try_clone()
-                    } else {
-                        None
-                    };
+                    let spare = (attempts < inner.retry.max_attempts)
+                        .then(|| request.try_clone())
+                        .flatten();
                     // A retry that cannot start (quota refused, deadline passed) ends with the previous outcome.
                     // The limiter's futures (Redis round trips among them) are boxed: only analytics calls
                     // pay for them, and every call's future stays small to move.
