@@ -199,11 +199,8 @@ impl Runtime {
                         .await;
                     // Read before the concurrency slot is given back (a Redis round trip).
                     let took = Took::since(now);
-                    let body_size = match &outcome {
-                        Some(Ok(answer)) if !answer.more => Some(u64::try_from(answer.body.len()).unwrap_or(u64::MAX)),
-                        _ => None,
-                    };
-                    if let Some(size) = body_size {
+                    if let Some(Ok(answer @ ReadAnswer { more: false, .. })) = &outcome {
+                        let size = u64::try_from(answer.body.len()).unwrap_or(u64::MAX);
                         attempt_span.record("http.response.body.size", size);
                         crate::observe::body_read(site, size);
                     }
