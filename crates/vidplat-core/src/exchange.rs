@@ -153,7 +153,7 @@ impl Runtime {
                     // A retry that cannot start (quota refused, deadline passed) ends with the previous outcome.
                     // The limiter's futures (Redis round trips among them) are boxed: only analytics calls
                     // pay for them, and every call's future stays small to move.
-                    let permit = match &inner.quota {
+                    let mut permit = match &inner.quota {
                         None => None,
                         Some(limiter) => match Box::pin(limiter.acquire(operation, deadline.instant()))
                             .instrument(tracing::info_span!("vidplat.quota"))
@@ -209,12 +209,9 @@ impl Runtime {
                     };
                     // The concurrency slot is held exactly while the attempt is in flight, body included:
                     // a body left on the wire keeps it until the decoding has read it.
-                    let mut permit = permit;
                     let left_on_wire = matches!(&outcome, Some(Ok(answer)) if answer.more);
-                    if !left_on_wire {
-                        if let Some(permit) = permit.take() {
-                            Box::pin(permit.release()).await;
-                        }
+                    if let Some(permit) = permit.take_if(|_| !left_on_wire) {
+                        Box::pin(permit.release()).await;
                     }
                     let (kind, delivery, status) = match outcome {
                         None => {
