@@ -214,14 +214,7 @@ impl Runtime {
                         Box::pin(permit.release()).await;
                     }
                     let (kind, delivery, status) = match outcome {
-                        None => {
-                            let which = if deadline.passed(Instant::now()) {
-                                TimeoutKind::Total
-                            } else {
-                                TimeoutKind::Attempt
-                            };
-                            (FailureKind::Timeout(which), Delivery::MayHaveArrived, None)
-                        }
+                        None => (FailureKind::Timeout(deadline.ran_out()), Delivery::MayHaveArrived, None),
                         Some(Err(AttemptError::Send(error))) => {
                             // A connection that never opened carried nothing.
                             let delivery = if error.is_connect() || error.is_builder() {

@@ -10,7 +10,6 @@ use crate::timeout::{idle_bounded, Deadline, TimeoutKind};
 use bytes::Bytes;
 use std::time::Duration;
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 
 /// A success body of a large list larger than this is decoded while it arrives.
 pub(crate) const STREAM_ABOVE: u64 = 1 << 20;
@@ -65,13 +64,8 @@ impl Remainder {
                 }
             }
         };
-        let outcome = self.attempt.run(reading).await.unwrap_or_else(|| {
-            Err(FailureKind::Timeout(if self.total.passed(Instant::now()) {
-                TimeoutKind::Total
-            } else {
-                TimeoutKind::Attempt
-            }))
-        });
+        let ran = self.attempt.run(reading).await;
+        let outcome = ran.unwrap_or_else(|| Err(FailureKind::Timeout(self.total.ran_out())));
         if let Some(permit) = self.permit.take() {
             permit.release().await;
         }

@@ -99,6 +99,16 @@ impl Deadline {
         self.0.is_some_and(|at| now >= at)
     }
 
+    /// The limit a run that was cut short ran into: the call's, once this
+    /// (the call's deadline) has passed, else the attempt's.
+    pub(crate) fn ran_out(self) -> TimeoutKind {
+        if self.passed(Instant::now()) {
+            TimeoutKind::Total
+        } else {
+            TimeoutKind::Attempt
+        }
+    }
+
     /// Whether waiting `wait` from `now` would end at or past the deadline.
     pub(crate) fn cut_short(self, now: Instant, wait: Duration) -> bool {
         self.0
