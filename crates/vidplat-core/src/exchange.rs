@@ -43,12 +43,19 @@ impl Call {
     /// A failure of the call after its exchange (reading the rest of a body, decoding).
     pub(crate) fn failure(&self, delivery: Delivery, kind: FailureKind) -> CallFailure {
         crate::observe::call_failed(self.site, &kind);
+        self.site.failure(delivery, self.attempts, kind)
+    }
+}
+
+impl Site {
+    /// A failure of a call of this site after `attempts` attempts.
+    pub(crate) fn failure(self, delivery: Delivery, attempts: u32, kind: FailureKind) -> CallFailure {
         CallFailure {
-            service: self.site.service,
-            operation: self.operation.id,
-            method: self.site.method,
+            service: self.service,
+            operation: self.operation,
+            method: self.method,
             delivery,
-            attempts: self.attempts,
+            attempts,
             kind,
         }
     }
@@ -118,14 +125,6 @@ impl Runtime {
             };
             // One trace for the call, one parent id per attempt (`traceparent`, when asked for).
             let trace_id = inner.traceparent.then(|| fastrand::u128(1..));
-            let failure = |delivery, attempts, kind| CallFailure {
-                service,
-                operation: operation.id,
-                method,
-                delivery,
-                attempts,
-                kind,
-            };
             let deadline = Deadline::after(started, inner.timeouts.total);
             let judge = Judge {
                 table: inner.table,
@@ -165,16 +164,16 @@ impl Runtime {
                                 Some(permit)
                             }
                             Err(refusal) => {
-                                break Err(
-                                    last.unwrap_or_else(|| failure(Delivery::NotSent, 0, FailureKind::Quota(refusal)))
-                                )
+                                break Err(last.unwrap_or_else(|| {
+                                    site.failure(Delivery::NotSent, 0, FailureKind::Quota(refusal))
+                                }))
                             }
                         },
                     };
                     let now = Instant::now();
                     if deadline.passed(now) {
                         break Err(last.unwrap_or_else(|| {
-                            failure(Delivery::NotSent, 0, FailureKind::Timeout(TimeoutKind::Total))
+                            site.failure(Delivery::NotSent, 0, FailureKind::Timeout(TimeoutKind::Total))
                         }));
                     }
                     let attempt_deadline = Deadline::after(now, inner.timeouts.attempt).min(deadline);
@@ -233,7 +232,7 @@ impl Runtime {
                             let limit = inner.max_response_body;
                             let kind = FailureKind::BodyTooLarge { limit };
                             ended(None, Some(&kind));
-                            break Err(failure(Delivery::Answered, attempts, kind));
+                            break Err(site.failure(Delivery::Answered, attempts, kind));
                         }
                         // The body began, then stopped arriving: like a break, its effect is unknown.
                         Some(Err(AttemptError::Read(ReadError::Idle))) => (
@@ -274,7 +273,7 @@ impl Runtime {
                             {
                                 let kind = FailureKind::AlreadyDeleted(api);
                                 ended(Some(404), Some(&kind));
-                                break Err(failure(Delivery::Answered, attempts, kind));
+                                break Err(site.failure(Delivery::Answered, attempts, kind));
                             }
                             Judged::Error(api) => {
                                 let status = api.status;
@@ -288,7 +287,7 @@ impl Runtime {
                         FailureKind::Answer(api) => api.retry_after,
                         _ => None,
                     };
-                    let this = failure(delivery, attempts, kind);
+                    let this = site.failure(delivery, attempts, kind);
                     // A server's 429 is a quota answer too: in fail-fast mode it is the caller's at once.
                     let fail_fast_429 = status == Some(429)
                         && inner

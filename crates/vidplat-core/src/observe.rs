@@ -22,7 +22,6 @@ pub(crate) trait ErrorType {
 
 /// What every call measurement is labelled with.
 #[derive(Clone, Copy, Debug)]
-#[cfg_attr(not(feature = "metrics"), allow(dead_code))]
 pub(crate) struct Site {
     pub(crate) service: Service,
     pub(crate) operation: &'static str,

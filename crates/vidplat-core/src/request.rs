@@ -6,6 +6,7 @@
 //! parsed back from text.
 
 use crate::failure::{CallFailure, FailureKind, NotSendable};
+use crate::observe::Site;
 use crate::prepared::{Outgoing, Prepared};
 use crate::retry::Delivery;
 use crate::route::fill;
@@ -275,14 +276,12 @@ impl Request {
         } = self;
         let inner = &*runtime.inner;
         let (method, template) = runtime.route(operation);
-        let failure = |kind| CallFailure {
+        let site = Site {
             service: inner.table.service,
             operation: operation.id,
             method,
-            delivery: Delivery::NotSent,
-            attempts: 0,
-            kind,
         };
+        let failure = |kind| site.failure(Delivery::NotSent, 0, kind);
         if let Some(reason) = unsendable {
             return Err(failure(FailureKind::Refused(reason)));
         }
