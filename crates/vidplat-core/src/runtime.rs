@@ -89,10 +89,9 @@ impl Runtime {
 
     /// The method and path template an operation is sent with, overrides applied.
     pub fn route_of(&self, id: &str) -> Option<(Method, String)> {
-        if let Some((method, template)) = self.inner.routes.of(id) {
-            return Some((method, template.to_owned()));
-        }
-        self.inner.table.operation(id).map(|op| (op.method, op.path.to_owned()))
+        let own = || self.inner.table.operation(id).map(|op| (op.method, op.path));
+        let (method, template) = self.inner.routes.of(id).or_else(own)?;
+        Some((method, template.to_owned()))
     }
 
     /// The method and template `operation` is sent with: its override, else the YAML's.
