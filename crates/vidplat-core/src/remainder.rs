@@ -43,20 +43,18 @@ impl Remainder {
         chunks: mpsc::Sender<Bytes>,
         digest: &mut crate::response::BodyDigest,
     ) -> Result<(), FailureKind> {
-        let cap = self.cap;
-        let idle = self.idle;
         let mut read = self.read;
         let reading = async {
             loop {
-                let chunk = match idle_bounded(idle, response.chunk()).await {
+                let chunk = match idle_bounded(self.idle, response.chunk()).await {
                     Some(Ok(Some(chunk))) => chunk,
                     Some(Ok(None)) => return Ok(()),
                     Some(Err(error)) => return Err(FailureKind::Transport(error)),
                     None => return Err(FailureKind::Timeout(TimeoutKind::IdleBody)),
                 };
                 read = read.saturating_add(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
-                if read > cap {
-                    return Err(FailureKind::BodyTooLarge { limit: cap });
+                if read > self.cap {
+                    return Err(FailureKind::BodyTooLarge { limit: self.cap });
                 }
                 digest.write(&chunk);
                 if chunks.send(chunk).await.is_err() {
