@@ -78,13 +78,7 @@ impl Outgoing {
     }
 
     pub(crate) fn exchange(self) -> Exchanging {
-        let Outgoing {
-            runtime,
-            operation,
-            method,
-            request,
-        } = self;
-        Box::pin(runtime.exchange(operation, method, request))
+        Box::pin(self.runtime.exchange(self.operation, self.method, self.request))
     }
 }
 
