@@ -111,8 +111,7 @@ pub fn read_unknown<'de, A>(
 where
     A: MapAccess<'de>,
 {
-    let value = map.next_value()?;
-    extra.insert(name, value);
+    extra.insert(name, map.next_value()?);
     Ok(())
 }
 
