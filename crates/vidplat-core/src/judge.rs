@@ -33,11 +33,7 @@ impl Judge<'_> {
         let status = answer.response.status();
         if status.is_success() {
             // A body left on the wire is larger than any error body; only its start is here.
-            let dressed = if answer.more {
-                None
-            } else {
-                self.dressed_as_success(&answer.body)
-            };
+            let dressed = (!answer.more).then(|| self.dressed_as_success(&answer.body)).flatten();
             return match dressed {
                 Some(body) => Judged::Error(Box::new(self.api_error(&answer, Some(body)))),
                 None => Judged::Success(answer),
