@@ -307,11 +307,8 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Envelope<'_, R> {
                 map.next_value::<serde::de::IgnoredAny>()?;
             }
         }
-        if seen {
-            Ok(())
-        } else {
-            Err(serde::de::Error::missing_field("data"))
-        }
+        seen.then_some(())
+            .ok_or_else(|| serde::de::Error::missing_field("data"))
     }
 }
 
