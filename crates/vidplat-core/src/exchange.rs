@@ -228,11 +228,10 @@ impl Runtime {
                             };
                             (kind, delivery, None)
                         }
+                        // Answered, without a status to try again on: `may_send_again` never sends it again.
                         Some(Err(AttemptError::Read(ReadError::TooLarge))) => {
                             let limit = inner.max_response_body;
-                            let kind = FailureKind::BodyTooLarge { limit };
-                            ended(None, Some(&kind));
-                            break Err(site.failure(Delivery::Answered, attempts, kind));
+                            (FailureKind::BodyTooLarge { limit }, Delivery::Answered, None)
                         }
                         // The body began, then stopped arriving: like a break, its effect is unknown.
                         Some(Err(AttemptError::Read(ReadError::Idle))) => (
@@ -271,9 +270,7 @@ impl Runtime {
                             Judged::Error(api)
                                 if method == Method::Delete && api.status == 404 && earlier_may_have_acted =>
                             {
-                                let kind = FailureKind::AlreadyDeleted(api);
-                                ended(Some(404), Some(&kind));
-                                break Err(site.failure(Delivery::Answered, attempts, kind));
+                                (FailureKind::AlreadyDeleted(api), Delivery::Answered, Some(404))
                             }
                             Judged::Error(api) => {
                                 let status = api.status;
