@@ -169,17 +169,6 @@ impl Request {
         self
     }
 
-    /// A header value as it travels (one scalar), or `None` when unset or once refused.
-    fn text_of(&mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Option<String> {
-        let value = self.set_value(name, value)?;
-        let kind = json_kind(&value);
-        let text = scalar_text(value);
-        if text.is_none() {
-            self.cannot_send(name, format!("is not a single value but {kind}"));
-        }
-        text
-    }
-
     /// The query value, when it is set and keeps every bound; each broken one is refused.
     fn checked_query(&mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Option<Value> {
         let value = self.set_value(name, value)?;
@@ -204,13 +193,18 @@ impl Request {
     }
 
     fn header_value(mut self, name: &'static str, value: Result<Option<Serialised>, Refusal>) -> Self {
-        match self.text_of(name, value).map(HeaderValue::try_from) {
+        let Some(value) = self.set_value(name, value) else {
+            return self;
+        };
+        // A header value travels as one scalar's text.
+        let kind = json_kind(&value);
+        match scalar_text(value).map(HeaderValue::try_from) {
             Some(Ok(header)) => self.headers.push((HeaderName::from_static(name), header)),
             Some(Err(_)) => self.refuse_at(
                 &name.replace('-', "_"),
                 "is not a valid HTTP header value (control characters, or not visible ASCII)",
             ),
-            None => {}
+            None => self.cannot_send(name, format!("is not a single value but {kind}")),
         }
         self
     }
