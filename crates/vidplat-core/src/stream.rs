@@ -89,12 +89,12 @@ async fn decode_while_reading<V: Send + 'static>(
     mut response: reqwest::Response,
     prefix: Bytes,
     call: &Call,
-    status: u16,
     rest: Option<Remainder>,
     mut digest: BodyDigest,
     decode: impl FnOnce(BodyReader) -> Result<V, Undecodable> + Send + 'static,
 ) -> Result<(V, Option<u64>), CallFailure> {
     let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
+    let status = response.status().as_u16();
     let head = excerpt_head(&prefix);
     digest.write(&prefix);
     let decoder = tokio::task::spawn_blocking(move || {
@@ -139,7 +139,7 @@ pub(crate) async fn decode_while_arriving<T: DeserializeOwned + Send + 'static>(
     let status = response.status();
     let headers = std::mem::take(response.headers_mut());
     let digest = BodyDigest::for_operation(call.operation);
-    let (value, digest) = decode_while_reading(response, body, &call, status.as_u16(), rest, digest, |reader| {
+    let (value, digest) = decode_while_reading(response, body, &call, rest, digest, |reader| {
         tracked::<_, T>(IoRead::new(reader))
     })
     .await?;
@@ -194,10 +194,9 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
                 rest,
                 call,
             } = exchange;
-            let status = response.status().as_u16();
             let sender = tx.clone();
             let digest = BodyDigest::none();
-            let outcome = decode_while_reading(response, body, &call, status, rest, digest, move |reader| {
+            let outcome = decode_while_reading(response, body, &call, rest, digest, move |reader| {
                 let mut deserializer = serde_json::Deserializer::from_reader(reader);
                 let mut track = serde_path_to_error::Track::new();
                 let seed = Envelope::<R> {
