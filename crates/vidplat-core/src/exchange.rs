@@ -203,9 +203,6 @@ impl Runtime {
                         attempt_span.record("http.response.body.size", size);
                         crate::observe::body_read(site, size);
                     }
-                    let ended = |status: Option<u16>, failure: Option<&FailureKind>| {
-                        end_attempt(&attempt_span, site, took, status, failure);
-                    };
                     // The concurrency slot is held exactly while the attempt is in flight, body included:
                     // a body left on the wire keeps it until the decoding has read it.
                     let left_on_wire = matches!(&outcome, Some(Ok(answer)) if answer.more);
@@ -245,7 +242,7 @@ impl Runtime {
                         }
                         Some(Ok(answer)) => match judge.judge(answer) {
                             Judged::Success(ReadAnswer { response, body, more }) => {
-                                ended(Some(response.status().as_u16()), None);
+                                end_attempt(&attempt_span, site, took, Some(response.status().as_u16()), None);
                                 let rest = more.then(|| Remainder {
                                     cap: inner.max_response_body,
                                     read: u64::try_from(body.len()).unwrap_or(u64::MAX),
@@ -278,7 +275,7 @@ impl Runtime {
                             }
                         },
                     };
-                    ended(status, Some(&kind));
+                    end_attempt(&attempt_span, site, took, status, Some(&kind));
                     earlier_may_have_acted |= crate::retry::may_have_acted(delivery, status);
                     let retry_after = match &kind {
                         FailureKind::Answer(api) => api.retry_after,
