@@ -5,6 +5,7 @@
 
 use crate::exchange::Exchange;
 use crate::failure::{CallFailure, FailureKind, NotSendable};
+use crate::observe::Site;
 use crate::prepared::Outgoing;
 use crate::response::Response;
 use crate::retry::Delivery;
@@ -93,14 +94,12 @@ impl Runtime {
     pub fn raw(&self, method: Method, path_and_query: &str, body: Option<Vec<u8>>) -> Result<RawRequest, CallFailure> {
         let inner = &*self.inner;
         let operation = if inner.quota.is_some() { &RAW_RATE_LIMITED } else { &RAW };
-        let refused = |reason: NotSendable| CallFailure {
+        let site = Site {
             service: inner.table.service,
             operation: operation.id,
             method,
-            delivery: Delivery::NotSent,
-            attempts: 0,
-            kind: FailureKind::Refused(reason),
         };
+        let refused = |reason: NotSendable| site.failure(Delivery::NotSent, 0, FailureKind::Refused(reason));
         let unparsed = |e: url::ParseError| refused(NotSendable::UrlDoesNotParse { reason: e.to_string() });
         if let Some(rule) = refused_path(path_and_query) {
             return Err(refused(NotSendable::NotAPath { rule }));
