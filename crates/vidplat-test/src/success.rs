@@ -328,9 +328,9 @@ impl Compound<'_, '_> {
         }
     }
 
-    fn member<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Error> {
-        match self.node.and_then(|node| node.member(name)) {
-            Some(node) if self.state.found.is_none() => self.state.descend(node, Step::Member(name.into()), value),
+    fn member<T: Serialize + ?Sized>(&mut self, name: Cow<'static, str>, value: &T) -> Result<(), Error> {
+        match self.node.and_then(|node| node.member(&name)) {
+            Some(node) if self.state.found.is_none() => self.state.descend(node, Step::Member(name), value),
             _ => Ok(()),
         }
     }
@@ -384,11 +384,7 @@ impl ser::SerializeMap for Compound<'_, '_> {
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        let Some(key) = self.key.take() else { return Ok(()) };
-        match self.node.and_then(|node| node.member(&key)) {
-            Some(node) if self.state.found.is_none() => self.state.descend(node, Step::Member(key.into()), value),
-            _ => Ok(()),
-        }
+        self.key.take().map_or(Ok(()), |key| self.member(key.into(), value))
     }
     fn end(self) -> Result<(), Error> {
         Ok(())
@@ -402,7 +398,7 @@ macro_rules! written_as_struct {
             type Ok = ();
             type Error = Error;
             fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Error> {
-                self.member(name, value)
+                self.member(name.into(), value)
             }
             fn end(self) -> Result<(), Error> {
                 Ok(())
