@@ -71,13 +71,11 @@ impl Node {
                 }
                 let step = path.strip_prefix('.').unwrap_or(path);
                 let (member, rest) = step.split_at(step.find(['.', '[']).unwrap_or(step.len()));
-                let index = match node.members.iter().position(|(name, _)| *name == member) {
-                    Some(index) => index,
-                    None => {
-                        node.members.push((member, Node::default()));
-                        node.members.len() - 1
-                    }
-                };
+                let index = node.members.iter().position(|(name, _)| *name == member);
+                let index = index.unwrap_or_else(|| {
+                    node.members.push((member, Node::default()));
+                    node.members.len() - 1
+                });
                 node = &mut node.members[index].1;
                 path = rest;
             }
