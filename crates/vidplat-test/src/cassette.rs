@@ -586,18 +586,13 @@ impl Scrubber {
     /// The text headers that `keep` names, scrubbed; a repeated one's values
     /// joined with `, `, as HTTP joins them.
     fn headers(&self, headers: &http::HeaderMap, keep: impl Fn(&str) -> bool) -> BTreeMap<String, String> {
-        let mut kept = BTreeMap::<String, String>::new();
-        for (name, value) in headers.iter().filter(|(name, _)| keep(name.as_str())) {
-            let Ok(value) = value.to_str() else { continue };
-            let value = self.redactor.text(value);
-            kept.entry(name.as_str().to_owned())
-                .and_modify(|held| {
-                    held.push_str(", ");
-                    held.push_str(&value);
-                })
-                .or_insert_with(|| value.into_owned());
-        }
-        kept
+        let kept = headers.keys().filter(|name| keep(name.as_str()));
+        kept.filter_map(|name| {
+            let values = headers.get_all(name).iter().filter_map(|value| value.to_str().ok());
+            let values: Vec<_> = values.map(|value| self.redactor.text(value)).collect();
+            (!values.is_empty()).then(|| (name.as_str().to_owned(), values.join(", ")))
+        })
+        .collect()
     }
 
     fn response(&self, status: u16, headers: &http::HeaderMap, body: &[u8]) -> RecordedResponse {
