@@ -105,9 +105,8 @@ enum Mode {
     /// The exchanges recorded so far.
     Record(Mutex<Vec<Exchange>>),
     Replay {
-        exchanges: Vec<Exchange>,
-        /// Each exchange's response body, decoded when the file was read.
-        bodies: Vec<Vec<u8>>,
+        /// Each exchange with its response body, decoded when the file was read.
+        exchanges: Vec<(Exchange, Vec<u8>)>,
         used: Mutex<Vec<bool>>,
     },
 }
@@ -149,21 +148,14 @@ impl Cassette {
         let text = vidplat_core::__private::read_text(path, MAX_CASSETTE, vidplat_core::__private::Links::Follow)
             .and_then(|text| text.ok_or_else(|| io::Error::from(io::ErrorKind::NotFound)))
             .map_err(named)?;
-        let (exchanges, bodies) = read_cassette(&text).map_err(|why| {
+        let exchanges = read_cassette(&text).map_err(|why| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!("the cassette {} {why}", path.display()),
             )
         })?;
         let used = Mutex::new(vec![false; exchanges.len()]);
-        Ok(Self::with(
-            path,
-            Mode::Replay {
-                exchanges,
-                bodies,
-                used,
-            },
-        ))
+        Ok(Self::with(path, Mode::Replay { exchanges, used }))
     }
 
     /// Records into `path` when the environment variable `VIDPLAT_RECORD` is
@@ -259,7 +251,7 @@ impl Cassette {
         let mut problems = lock(&self.inner.unrecorded).clone();
         if let Mode::Replay { exchanges, used, .. } = &self.inner.mode {
             let used = lock(used);
-            for (i, exchange) in exchanges.iter().enumerate().filter(|(i, _)| !used[*i]) {
+            for (i, (exchange, _)) in exchanges.iter().enumerate().filter(|(i, _)| !used[*i]) {
                 problems.push(format!("unused: exchange #{} {}", i + 1, exchange.request.summary()));
             }
         }
@@ -295,8 +287,7 @@ impl Cassette {
     fn answer(
         &self,
         request: &reqwest::Request,
-        exchanges: &[Exchange],
-        bodies: &[Vec<u8>],
+        exchanges: &[(Exchange, Vec<u8>)],
         used: &Mutex<Vec<bool>>,
     ) -> reqwest::Response {
         let live = match describe(request) {
@@ -310,20 +301,20 @@ impl Cassette {
         let found = exchanges
             .iter()
             .zip(used.iter())
-            .position(|(exchange, used)| !used && exchange.request.differences(&live).is_empty());
+            .position(|((exchange, _), used)| !used && exchange.request.differences(&live).is_empty());
         if let Some(i) = found {
             used[i] = true;
-            let response = &exchanges[i].response;
+            let (Exchange { response, .. }, body) = &exchanges[i];
             let headers: Vec<(String, String)> = response.headers.clone().into_iter().collect();
-            return http_answer(response.status, &headers, reqwest::Body::from(bodies[i].clone()));
+            return http_answer(response.status, &headers, reqwest::Body::from(body.clone()));
         }
         // The exchange of the same operation most like it, preferring one not yet used.
         let nearest = exchanges
             .iter()
             .enumerate()
-            .filter(|(_, e)| (&e.request.service, &e.request.operation) == (&live.service, &live.operation))
-            .min_by_key(|(i, e)| (used[*i], e.request.differences(&live).len()))
-            .map(|(i, e)| {
+            .filter(|(_, (e, _))| (&e.request.service, &e.request.operation) == (&live.service, &live.operation))
+            .min_by_key(|(i, (e, _))| (used[*i], e.request.differences(&live).len()))
+            .map(|(i, (e, _))| {
                 let differences = e.request.differences(&live);
                 if differences.is_empty() {
                     return format!("; exchange #{} matched it, and was used", i + 1);
@@ -361,12 +352,8 @@ const MAX_CASSETTE: u64 = 1 << 30;
 impl Transport for Cassette {
     fn send<'a>(&'a self, client: &'a reqwest::Client, request: reqwest::Request) -> ResponseFuture<'a> {
         match &self.inner.mode {
-            Mode::Replay {
-                exchanges,
-                bodies,
-                used,
-            } => {
-                let answer = self.answer(&request, exchanges, bodies, used);
+            Mode::Replay { exchanges, used } => {
+                let answer = self.answer(&request, exchanges, used);
                 Box::pin(async move { Ok(answer) })
             }
             Mode::Record(exchanges) => {
@@ -619,9 +606,9 @@ impl Scrubber {
     }
 }
 
-/// The exchanges of a cassette's text, and their response bodies; or why not,
+/// The exchanges of a cassette's text, each with its response body; or why not,
 /// as the end of a sentence starting with the file's name.
-fn read_cassette(text: &str) -> Result<(Vec<Exchange>, Vec<Vec<u8>>), String> {
+fn read_cassette(text: &str) -> Result<Vec<(Exchange, Vec<u8>)>, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("is not valid JSON: {e}"))?;
     match value.get("format") {
         Some(Value::String(format)) if format == CASSETTE_FORMAT => {}
@@ -634,9 +621,7 @@ fn read_cassette(text: &str) -> Result<(Vec<Exchange>, Vec<Vec<u8>>), String> {
     }
     let file: CassetteFile<Value> =
         serde_json::from_value(value).map_err(|e| format!("does not read as a cassette: {e}"))?;
-    let mut exchanges = Vec::with_capacity(file.exchanges.len());
-    let mut bodies = Vec::with_capacity(file.exchanges.len());
-    for (i, exchange) in file.exchanges.into_iter().enumerate() {
+    let read = file.exchanges.into_iter().enumerate().map(|(i, exchange)| {
         let unusable = |why: String| format!("has an unusable exchange #{}: {why}", i + 1);
         let exchange: Exchange = serde_json::from_value(exchange).map_err(|e| unusable(e.to_string()))?;
         let response = &exchange.response;
@@ -653,10 +638,9 @@ fn read_cassette(text: &str) -> Result<(Vec<Exchange>, Vec<Vec<u8>>), String> {
                 .map_err(|_| unusable("`body_base64` is not base64".to_owned()))?,
             (None, None) => Vec::new(),
         };
-        exchanges.push(exchange);
-        bodies.push(body);
-    }
-    Ok((exchanges, bodies))
+        Ok((exchange, body))
+    });
+    read.collect()
 }
 
 /// The standard alphabet, padded; a last digit's spare bits need not be zero.
