@@ -292,10 +292,7 @@ impl Cassette {
     ) -> reqwest::Response {
         let live = match describe(request) {
             Ok((live, _)) => live,
-            Err(why) => {
-                let line = format!("{} {}", request.method(), request.url().path());
-                return self.not_recorded(format!("{line}: {why}"));
-            }
+            Err(why) => return self.not_recorded(format!("{} {}: {why}", request.method(), request.url().path())),
         };
         let mut used = lock(used);
         let found = exchanges
