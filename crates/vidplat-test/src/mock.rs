@@ -103,10 +103,9 @@ impl Mock {
     /// # Panics
     /// Never with the builder as it is; the panic names the configuration error if one appears.
     pub fn client(&self) -> vidplat::Client {
-        match self.client_builder().build() {
-            Ok(client) => client,
-            Err(e) => panic!("the mock's client: {e}"),
-        }
+        self.client_builder()
+            .build()
+            .unwrap_or_else(|e| panic!("the mock's client: {e}"))
     }
 
     /// Every request received, in order (answered or not).
