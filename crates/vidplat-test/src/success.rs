@@ -36,15 +36,11 @@ pub(crate) fn first_break<T: Serialize + ?Sized>(checks: &[SuccessCheck], value:
 }
 
 /// A rule ready to judge a value.
-enum Judge {
-    Bound(vidplat_core::Rule),
-    Pattern {
-        pattern: &'static str,
-        compiled: &'static vidplat_core::__private::TextPattern,
-        /// The last text that matched: the rows of a test's page are mostly
-        /// one fixture repeated, and a match costs more than a comparison.
-        matched: RefCell<Option<String>>,
-    },
+struct Judge {
+    rule: SuccessRule,
+    /// The last text that matched a pattern: the rows of a test's page are
+    /// mostly one fixture repeated, and a match costs more than a comparison.
+    matched: RefCell<Option<String>>,
 }
 
 /// The rules of one place and the places below it, by the step that reaches them.
@@ -79,13 +75,9 @@ impl Node {
                 node = &mut node.members[index].1;
                 path = rest;
             }
-            node.rules.push(match check.rule {
-                SuccessRule::Bound(rule) => Judge::Bound(rule),
-                SuccessRule::Pattern { pattern, compiled } => Judge::Pattern {
-                    pattern,
-                    compiled,
-                    matched: RefCell::default(),
-                },
+            node.rules.push(Judge {
+                rule: check.rule,
+                matched: RefCell::default(),
             });
         }
         root
@@ -117,13 +109,9 @@ impl State {
         if self.found.is_some() {
             return;
         }
-        let broken = node.rules.iter().find_map(|judge| match judge {
-            Judge::Bound(rule) => (!rule.holds(value)).then(|| rule.to_string()),
-            Judge::Pattern {
-                pattern,
-                compiled,
-                matched,
-            } => {
+        let broken = node.rules.iter().find_map(|Judge { rule, matched }| match rule {
+            SuccessRule::Bound(rule) => (!rule.holds(value)).then(|| rule.to_string()),
+            SuccessRule::Pattern { pattern, compiled } => {
                 let text = value.as_str()?;
                 if matched.borrow().as_deref() == Some(text) {
                     return None;
@@ -190,7 +178,7 @@ impl<'n, 's> At<'n, 's> {
         let unique = node.is_some_and(|n| {
             n.rules
                 .iter()
-                .any(|j| matches!(j, Judge::Bound(vidplat_core::Rule::UniqueItems)))
+                .any(|j| matches!(j.rule, SuccessRule::Bound(vidplat_core::Rule::UniqueItems)))
         });
         Compound {
             node,
