@@ -2,7 +2,7 @@
 //! services into a JSON file, secrets scrubbed, and later answers the same
 //! requests from that file, with no network and no account.
 
-use crate::mock::{at_mock_urls, http_answer, route, tables};
+use crate::mock::{at_mock_urls, http_answer, route};
 use crate::rule::lock;
 use base64::engine::{GeneralPurpose, GeneralPurposeConfig};
 use base64::Engine as _;
@@ -491,11 +491,7 @@ impl RecordedRequest {
 
 /// A request's key, scrubbed, and the scrubber for its answer; or why it has none.
 fn describe(request: &reqwest::Request) -> Result<(RecordedRequest, Scrubber), String> {
-    let incoming = route(request).ok_or("no operation of the services")?;
-    let table = tables()
-        .into_iter()
-        .find(|table| table.service == incoming.service)
-        .ok_or("no operation of the services")?;
+    let (incoming, table) = route(request).ok_or("no operation of the services")?;
     let scrubber = Scrubber {
         redactor: Redactor::new(api_key(request), table.secret_members),
         secret_members: table.secret_members,

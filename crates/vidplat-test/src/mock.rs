@@ -162,7 +162,7 @@ impl Mock {
 
 impl Transport for Mock {
     fn send<'a>(&'a self, _: &'a reqwest::Client, request: reqwest::Request) -> ResponseFuture<'a> {
-        let Some(incoming) = route(&request) else {
+        let Some((incoming, _)) = route(&request) else {
             let line = format!("{} {}", request.method(), request.url().path());
             lock(&self.inner.unmatched).push(format!("{line}: no operation of the services"));
             return Box::pin(async move { Ok(not_answered(&format!("{line} is no operation of the services"))) });
@@ -243,7 +243,7 @@ fn not_answered(why: &str) -> reqwest::Response {
 }
 
 /// The tables of the services this build has.
-pub(crate) fn tables() -> Vec<&'static ServiceTable> {
+fn tables() -> Vec<&'static ServiceTable> {
     vec![
         #[cfg(feature = "encoder")]
         &vidplat::encoder::operations::TABLE,
@@ -265,24 +265,24 @@ fn service_of_host(host: &str) -> Option<Service> {
     .map(|(_, service)| service)
 }
 
-/// The operation a request is for (by its method and its path's last
-/// segments against each route template), and its members as text.
-pub(crate) fn route(request: &reqwest::Request) -> Option<Incoming> {
+/// The operation a request is for (by its method and its path's last segments
+/// against each route template), its members as text, and its service's table.
+pub(crate) fn route(request: &reqwest::Request) -> Option<(Incoming, &'static ServiceTable)> {
     let url = request.url();
     let method = request.method().as_str();
     let segments: Vec<&str> = url.path().split('/').filter(|s| !s.is_empty()).collect();
     let only = url.host_str().and_then(service_of_host);
     // A literal segment wins over a member (`/v1/tasks/counts` over `/v1/tasks/{task-id}`),
     // and a whole path over a path under a base URL's own path.
-    let (service, operation, path_params) = tables()
+    let (table, operation, path_params) = tables()
         .into_iter()
         .filter(|table| only.is_none_or(|service| table.service == service))
-        .flat_map(|table| table.operations.iter().map(|op| (table.service, op)))
+        .flat_map(|table| table.operations.iter().map(move |op| (table, op)))
         .filter(|(_, op)| op.method.as_str() == method)
-        .filter_map(|(service, op)| matches_template(op, &segments).map(|params| (service, op, params)))
+        .filter_map(|(table, op)| matches_template(op, &segments).map(|params| (table, op, params)))
         .min_by_key(|(_, op, params)| (op.path.matches('/').count() != segments.len(), params.len()))?;
-    Some(Incoming {
-        service,
+    let incoming = Incoming {
+        service: table.service,
         operation,
         method: method.to_owned(),
         path: url.path().to_owned(),
@@ -295,7 +295,8 @@ pub(crate) fn route(request: &reqwest::Request) -> Option<Incoming> {
             .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
             .collect(),
         body: request.body().and_then(|b| b.as_bytes()).map(<[u8]>::to_vec),
-    })
+    };
+    Some((incoming, table))
 }
 
 /// The path members, decoded, when `segments` end with the segments of `operation`'s path.
