@@ -469,11 +469,8 @@ impl RecordedRequest {
         check(self.operation == live.operation, "operation");
         check(self.method.eq_ignore_ascii_case(&live.method), "method");
         check(self.path == live.path, "path");
-        let (recorded, sent) = (self.query.as_bytes(), live.query.as_bytes());
-        check(
-            form_urlencoded::parse(recorded).eq(form_urlencoded::parse(sent)),
-            "query",
-        );
+        let [recorded, sent] = [self, live].map(|request| form_urlencoded::parse(request.query.as_bytes()));
+        check(recorded.eq(sent), "query");
         check(self.headers == live.headers, "headers");
         check(self.body == live.body, "body");
         differ
