@@ -504,10 +504,7 @@ fn describe(request: &reqwest::Request) -> Result<(RecordedRequest, Scrubber), S
         Some(bytes) => Some(match std::str::from_utf8(bytes) {
             Ok(text) => {
                 let text = scrubber.redactor.text(text);
-                match serde_json::from_str::<Value>(&text) {
-                    Ok(json) => RequestBody::Json(json),
-                    Err(_) => RequestBody::Text(text.into_owned()),
-                }
+                serde_json::from_str(&text).map_or_else(|_| RequestBody::Text(text.into_owned()), RequestBody::Json)
             }
             Err(_) => RequestBody::Length(bytes.len()),
         }),
