@@ -200,6 +200,16 @@ macro_rules! judged_as_json {
     )*};
 }
 
+/// Arrays, objects and variants with data serialised by `method`, each a
+/// `Compound` at this place or, for a variant, at its member.
+macro_rules! written_at {
+    ($($method:ident($($arg:tt: $type:ty),*) => $variant:expr),* $(,)?) => {$(
+        fn $method(self, $($arg: $type),*) -> Result<Compound<'n, 's>, Error> {
+            Ok(self.compound($variant))
+        }
+    )*};
+}
+
 impl<'n, 's> ser::Serializer for At<'n, 's> {
     type Ok = ();
     type Error = Error;
@@ -249,38 +259,14 @@ impl<'n, 's> ser::Serializer for At<'n, 's> {
             None => Ok(()),
         }
     }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'n, 's>, Error> {
-        Ok(self.compound(None))
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Compound<'n, 's>, Error> {
-        Ok(self.compound(None))
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Compound<'n, 's>, Error> {
-        Ok(self.compound(None))
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-        _: usize,
-    ) -> Result<Compound<'n, 's>, Error> {
-        Ok(self.compound(Some(variant)))
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'n, 's>, Error> {
-        Ok(self.compound(None))
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Compound<'n, 's>, Error> {
-        Ok(self.compound(None))
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-        _: usize,
-    ) -> Result<Compound<'n, 's>, Error> {
-        Ok(self.compound(Some(variant)))
+    written_at! {
+        serialize_seq(_: Option<usize>) => None,
+        serialize_tuple(_: usize) => None,
+        serialize_tuple_struct(_: &'static str, _: usize) => None,
+        serialize_tuple_variant(_: &'static str, _: u32, variant: &'static str, _: usize) => Some(variant),
+        serialize_map(_: Option<usize>) => None,
+        serialize_struct(_: &'static str, _: usize) => None,
+        serialize_struct_variant(_: &'static str, _: u32, variant: &'static str, _: usize) => Some(variant),
     }
 }
 
