@@ -208,10 +208,8 @@ impl Cassette {
     /// analytics calls waits for the quota's minute as a live run does: use
     /// `#[tokio::test(start_paused = true)]` or `.analytics_quota(None)`.
     pub fn client_builder(&self, live: vidplat::ClientBuilder) -> vidplat::ClientBuilder {
-        match self.inner.mode {
-            Mode::Record(_) => live.transport(self.transport()),
-            Mode::Replay { .. } => at_mock_urls(live).transport(self.transport()),
-        }
+        let builder = if self.is_recording() { live } else { at_mock_urls(live) };
+        builder.transport(self.transport())
     }
 
     /// Recording: writes the file (pretty JSON, a trailing newline, its
