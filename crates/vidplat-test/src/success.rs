@@ -171,10 +171,7 @@ impl<'n, 's> At<'n, 's> {
 
     fn compound(self, step: Option<&'static str>) -> Compound<'n, 's> {
         // A variant with data is written as `{variant: data}`: its rules sit one member down.
-        let node = match step {
-            Some(variant) => self.node.member(variant),
-            None => Some(self.node),
-        };
+        let node = step.map_or(Some(self.node), |variant| self.node.member(variant));
         let unique = node.is_some_and(|n| {
             n.rules
                 .iter()
