@@ -301,7 +301,7 @@ impl Cassette {
             used[i] = true;
             let (Exchange { response, .. }, body) = &exchanges[i];
             let headers: Vec<(String, String)> = response.headers.clone().into_iter().collect();
-            return http_answer(response.status, &headers, reqwest::Body::from(body.clone()));
+            return http_answer(response.status, &headers, body.clone());
         }
         // The exchange of the same operation most like it, preferring one not yet used.
         let nearest = exchanges
@@ -333,7 +333,7 @@ impl Cassette {
         );
         lock(&self.inner.unrecorded).push(format!("not recorded: {what}"));
         // 501 is never retried, and shows its body in the error the code under test gets.
-        http_answer(501, &[], reqwest::Body::from(body))
+        http_answer(501, &[], body)
     }
 }
 

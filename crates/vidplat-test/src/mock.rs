@@ -3,6 +3,7 @@
 
 use crate::operation::{Incoming, MockOperation, Sent, Unreadable};
 use crate::rule::{lock, new_step, Answer, Rule, RuleState};
+use reqwest::Body;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -180,7 +181,7 @@ impl Transport for Mock {
                 tokio::time::sleep(delay).await;
             }
             match answer {
-                Answer::Http { status, headers, body } => Ok(http_answer(status, &headers, reqwest::Body::from(body))),
+                Answer::Http { status, headers, body } => Ok(http_answer(status, &headers, body)),
                 Answer::BrokenAfterHeaders { status } => {
                     let broken = futures::stream::once(async {
                         Err::<Vec<u8>, _>(std::io::Error::new(
@@ -188,7 +189,7 @@ impl Transport for Mock {
                             "vidplat-test: the connection broke after the answer's head",
                         ))
                     });
-                    Ok(http_answer(status, &[], reqwest::Body::wrap_stream(broken)))
+                    Ok(http_answer(status, &[], Body::wrap_stream(broken)))
                 }
                 Answer::Refused => match self.refusing() {
                     Ok(client) => client.get("http://refused.mock.invalid/").send().await,
@@ -222,8 +223,8 @@ impl reqwest::dns::Resolve for NoAddress {
     }
 }
 
-pub(crate) fn http_answer(status: u16, headers: &[(String, String)], body: reqwest::Body) -> reqwest::Response {
-    let mut response = http::Response::new(body);
+pub(crate) fn http_answer(status: u16, headers: &[(String, String)], body: impl Into<Body>) -> reqwest::Response {
+    let mut response = http::Response::new(body.into());
     *response.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
     for (name, value) in headers {
         if let (Ok(name), Ok(value)) = (name.parse::<http::HeaderName>(), value.parse::<http::HeaderValue>()) {
@@ -235,11 +236,7 @@ pub(crate) fn http_answer(status: u16, headers: &[(String, String)], body: reqwe
 
 /// 501 is never retried, and shows its body in the error the code under test gets.
 fn not_answered(why: &str) -> reqwest::Response {
-    http_answer(
-        501,
-        &[],
-        reqwest::Body::from(format!("vidplat-test: {why} (see Mock::verify)")),
-    )
+    http_answer(501, &[], format!("vidplat-test: {why} (see Mock::verify)"))
 }
 
 /// The tables of the services this build has.
