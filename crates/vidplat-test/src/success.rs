@@ -123,9 +123,7 @@ impl State {
                 Some(format!("must match {pattern} (pattern)"))
             }
         });
-        if let Some(rule) = broken {
-            self.found = Some((self.place(), rule));
-        }
+        self.found = broken.map(|rule| (self.place(), rule));
     }
 
     /// `tasks[0].status`; `body` for the body itself.
