@@ -89,16 +89,11 @@ impl Rule {
 /// What a value breaking the rule must be: `must be at most 100 (maximum)`.
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = |x: f64| {
-            if x.fract() == 0.0 {
-                format!("{}", x as i64)
-            } else {
-                x.to_string()
-            }
-        };
+        // A bound reads as the shortest digits that read back as it, without an exponent
+        // (f64's Display); adding 0.0 turns -0.0 into 0.
         match self {
-            Rule::Minimum(x) => write!(f, "must be at least {} (minimum)", n(*x)),
-            Rule::Maximum(x) => write!(f, "must be at most {} (maximum)", n(*x)),
+            Rule::Minimum(x) => write!(f, "must be at least {} (minimum)", x + 0.0),
+            Rule::Maximum(x) => write!(f, "must be at most {} (maximum)", x + 0.0),
             Rule::MinLength(x) => write!(f, "must have at least {x} character{} (minLength)", plural(*x)),
             Rule::MaxLength(x) => write!(f, "must have at most {x} character{} (maxLength)", plural(*x)),
             Rule::MinItems(x) => write!(f, "must have at least {x} item{} (minItems)", plural(*x)),
@@ -325,6 +320,16 @@ mod tests {
         );
         assert_eq!(Rule::MaxItems(7).to_string(), "must have at most 7 items (maxItems)");
         assert_eq!(Rule::Minimum(-0.5).to_string(), "must be at least -0.5 (minimum)");
+        assert_eq!(Rule::Minimum(-0.0).to_string(), "must be at least 0 (minimum)");
+        assert_eq!(Rule::Minimum(-731.0).to_string(), "must be at least -731 (minimum)");
+        assert_eq!(
+            Rule::Maximum(1e20).to_string(),
+            "must be at most 100000000000000000000 (maximum)"
+        );
+        // 2^63 read back from its text: an integer cast would have stopped at i64::MAX.
+        let text = Rule::Maximum(2f64.powi(63)).to_string();
+        assert_eq!(text, "must be at most 9223372036854776000 (maximum)");
+        assert_eq!(text[16..35].parse::<f64>(), Ok(2f64.powi(63)));
         assert!(Rule::Minimum(1.0).holds(&json!(1)) && !Rule::Minimum(1.0).holds(&json!(0)));
         assert!(
             Rule::Minimum(1.0).holds(&json!("0")),
