@@ -114,10 +114,9 @@ async fn decode_while_reading<V: Send + 'static>(
             Ok(())
         }
     };
-    let decoded = match decoder.await {
-        Ok(decoded) => decoded,
-        Err(join) => std::panic::resume_unwind(join.into_panic()),
-    };
+    let decoded = decoder
+        .await
+        .unwrap_or_else(|join| std::panic::resume_unwind(join.into_panic()));
     match (pumped, decoded) {
         (Err(kind), _) => Err(read_failure(call, kind)),
         (Ok(()), Ok(value)) => Ok((value, digest.finish())),
