@@ -7,9 +7,10 @@ use crate::exchange::{Call, Exchange};
 use crate::failure::{CallFailure, DecodeError, FailureKind};
 use crate::response::Response;
 use crate::retry::Delivery;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, DeserializeSeed};
 use serde_json::de::SliceRead;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::sync::LazyLock;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -71,25 +72,32 @@ async fn decode<T: DeserializeOwned + Send + 'static>(body: &bytes::Bytes) -> Re
 fn from_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, Undecodable> {
     if let Ok(text) = std::str::from_utf8(body) {
         return serde_json::from_str(text).map_err(|source| Undecodable {
-            path: tracked::<_, T>(SliceRead::new(body))
+            path: tracked(SliceRead::new(body), PhantomData::<T>)
                 .err()
                 .and_then(|failed| failed.path),
             source,
         });
     }
-    tracked(SliceRead::new(body))
+    tracked(SliceRead::new(body), PhantomData)
 }
 
-/// One whole value read by serde_json from `read`, tracking where in the
+/// One whole value read by serde_json from `read` through `seed` (a type's
+/// `PhantomData`, or a seed that hands rows on), tracking where in the
 /// body it is, then nothing after it. Over serde_json's slice reader, it
 /// decides a body that is not UTF-8 throughout (perhaps only inside a
 /// member that is skipped) exactly as `serde_json::from_slice` does.
-pub(crate) fn tracked<'de, R: serde_json::de::Read<'de>, T: DeserializeOwned>(read: R) -> Result<T, Undecodable> {
+pub(crate) fn tracked<'de, R: serde_json::de::Read<'de>, S: DeserializeSeed<'de>>(
+    read: R,
+    seed: S,
+) -> Result<S::Value, Undecodable> {
     let mut deserializer = serde_json::Deserializer::new(read);
-    let value = serde_path_to_error::deserialize::<_, T>(&mut deserializer).map_err(|failed| Undecodable {
-        path: Some(failed.path().to_string()),
-        source: failed.into_inner(),
-    })?;
+    let mut track = serde_path_to_error::Track::new();
+    let value = seed
+        .deserialize(serde_path_to_error::Deserializer::new(&mut deserializer, &mut track))
+        .map_err(|source| Undecodable {
+            source,
+            path: Some(track.path().to_string()),
+        })?;
     deserializer
         .end()
         .map_err(|source| Undecodable { source, path: None })?;

@@ -139,7 +139,7 @@ pub(crate) async fn decode_while_arriving<T: DeserializeOwned + Send + 'static>(
     let headers = std::mem::take(response.headers_mut());
     let digest = BodyDigest::for_operation(call.operation);
     let (value, digest) = decode_while_reading(response, body, &call, rest, digest, |reader| {
-        tracked::<_, T>(IoRead::new(reader))
+        tracked(IoRead::new(reader), PhantomData::<T>)
     })
     .await?;
     Ok(Response::new(status, headers, value).with_digest(digest))
@@ -196,20 +196,12 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
             let sender = tx.clone();
             let digest = BodyDigest::none();
             let outcome = decode_while_reading(response, body, &call, rest, digest, move |reader| {
-                let mut deserializer = serde_json::Deserializer::from_reader(reader);
-                let mut track = serde_path_to_error::Track::new();
                 let seed = Envelope::<R> {
                     rows: &sender,
                     flags: &seen_flags,
                     row: PhantomData,
                 };
-                match seed.deserialize(serde_path_to_error::Deserializer::new(&mut deserializer, &mut track)) {
-                    Ok(()) => deserializer.end().map_err(|source| Undecodable { source, path: None }),
-                    Err(source) => Err(Undecodable {
-                        source,
-                        path: Some(track.path().to_string()),
-                    }),
-                }
+                tracked(IoRead::new(reader), seed)
             })
             .await;
             if let Err(failure) = outcome {
