@@ -19,7 +19,6 @@
 use crate::decode::{decode_failure, tracked, Undecodable};
 use crate::exchange::{Call, Exchange};
 use crate::failure::{CallFailure, FailureKind};
-use crate::remainder::Remainder;
 use crate::response::{BodyDigest, Response};
 use crate::retry::Delivery;
 use bytes::{Buf, Bytes};
@@ -86,13 +85,16 @@ fn excerpt_head(prefix: &Bytes) -> Vec<u8> {
 /// call's task reads them; the read's failure comes first, then the decode's.
 /// With the value, `digest` of the body's bytes.
 async fn decode_while_reading<V: Send + 'static>(
-    mut response: reqwest::Response,
-    prefix: Bytes,
-    call: &Call,
-    rest: Option<Remainder>,
+    exchange: Exchange,
     mut digest: BodyDigest,
     decode: impl FnOnce(BodyReader) -> Result<V, Undecodable> + Send + 'static,
 ) -> Result<(V, Option<u64>), CallFailure> {
+    let Exchange {
+        mut response,
+        body: prefix,
+        rest,
+        call,
+    } = exchange;
     let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
     let status = response.status().as_u16();
     let head = excerpt_head(&prefix);
@@ -118,27 +120,21 @@ async fn decode_while_reading<V: Send + 'static>(
         .await
         .unwrap_or_else(|join| std::panic::resume_unwind(join.into_panic()));
     match (pumped, decoded) {
-        (Err(kind), _) => Err(read_failure(call, kind)),
+        (Err(kind), _) => Err(read_failure(&call, kind)),
         (Ok(()), Ok(value)) => Ok((value, digest.finish())),
-        (Ok(()), Err(failed)) => Err(decode_failure(call, status, &head, failed)),
+        (Ok(()), Err(failed)) => Err(decode_failure(&call, status, &head, failed)),
     }
 }
 
 /// Decodes a large list answer while it arrives, on a blocking thread,
 /// never holding the body whole.
 pub(crate) async fn decode_while_arriving<T: DeserializeOwned + Send + 'static>(
-    exchange: Exchange,
+    mut exchange: Exchange,
 ) -> Result<Response<T>, CallFailure> {
-    let Exchange {
-        mut response,
-        body,
-        rest,
-        call,
-    } = exchange;
-    let status = response.status();
-    let headers = std::mem::take(response.headers_mut());
-    let digest = BodyDigest::for_operation(call.operation);
-    let (value, digest) = decode_while_reading(response, body, &call, rest, digest, |reader| {
+    let status = exchange.response.status();
+    let headers = std::mem::take(exchange.response.headers_mut());
+    let digest = BodyDigest::for_operation(exchange.call.operation);
+    let (value, digest) = decode_while_reading(exchange, digest, |reader| {
         tracked(IoRead::new(reader), PhantomData::<T>)
     })
     .await?;
@@ -187,15 +183,8 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
         let flags = Arc::new(EnvelopeFlags::default());
         let seen_flags = flags.clone();
         tokio::spawn(async move {
-            let Exchange {
-                response,
-                body,
-                rest,
-                call,
-            } = exchange;
             let sender = tx.clone();
-            let digest = BodyDigest::none();
-            let outcome = decode_while_reading(response, body, &call, rest, digest, move |reader| {
+            let outcome = decode_while_reading(exchange, BodyDigest::none(), move |reader| {
                 let seed = Envelope::<R> {
                     rows: &sender,
                     flags: &seen_flags,
