@@ -184,7 +184,7 @@ impl<R: DeserializeOwned + Send + 'static> RowReceiver<R> {
         let seen_flags = flags.clone();
         tokio::spawn(async move {
             let sender = tx.clone();
-            let outcome = decode_while_reading(exchange, BodyDigest::none(), move |reader| {
+            let outcome = decode_while_reading(exchange, BodyDigest::default(), move |reader| {
                 let seed = Envelope::<R> {
                     rows: &sender,
                     flags: &seen_flags,
