@@ -340,11 +340,7 @@ impl<'a> Waiting<'a> {
             id: self.id,
         };
         // Receivers are woken only by a change (a Redis waiter republishes on every wake-up).
-        self.waits.send_if_modified(|shown| {
-            let changed = *shown != Some(wait);
-            *shown = Some(wait);
-            changed
-        });
+        self.waits.send_if_modified(|shown| shown.replace(wait) != Some(wait));
     }
 }
 
