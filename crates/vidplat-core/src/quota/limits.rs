@@ -347,12 +347,7 @@ impl<'a> Waiting<'a> {
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
         self.stretch(None);
-        self.waits.send_if_modified(|shown| {
-            let ours = shown.is_some_and(|wait| wait.id == self.id);
-            if ours {
-                *shown = None;
-            }
-            ours
-        });
+        self.waits
+            .send_if_modified(|shown| shown.take_if(|wait| wait.id == self.id).is_some());
     }
 }
