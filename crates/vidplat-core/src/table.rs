@@ -311,10 +311,9 @@ pub fn laid_over(base: serde_json::Value, change: &serde_json::Value) -> serde_j
     match (base, change) {
         (Value::Object(mut base), Value::Object(change)) => {
             for (name, member) in change {
-                let merged = match base.remove(name) {
-                    Some(before) => laid_over(before, member),
-                    None => member.clone(),
-                };
+                let merged = base
+                    .remove(name)
+                    .map_or_else(|| member.clone(), |before| laid_over(before, member));
                 base.insert(name.clone(), merged);
             }
             Value::Object(base)
