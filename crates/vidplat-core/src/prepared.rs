@@ -183,9 +183,8 @@ fn while_arriving<T: DeserializeOwned + Send + 'static>(
 ) -> Decoding<Response<T>> {
     let decoding = decode_while_arriving(exchange);
     Box::pin(async move {
-        let decoded = decoding.await;
-        drop(wire_slot);
-        decoded
+        let _wire_slot = wire_slot;
+        decoding.await
     })
 }
 
