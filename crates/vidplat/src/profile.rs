@@ -407,15 +407,12 @@ impl ClientBuilder {
             self = self.total_timeout(Duration::from_secs(secs));
         }
         for (operation, route) in &profile.routes {
-            let unusable = || ProfileError::Unusable {
-                name: name.to_owned(),
-                reason: format!("route of `{operation}` is not `METHOD /path`: {route:?}"),
-            };
-            let (method, template) = route.trim().split_once(' ').ok_or_else(unusable)?;
+            let not_a_route = || unusable(name, format!("route of `{operation}` is not `METHOD /path`: {route:?}"));
+            let (method, template) = route.trim().split_once(' ').ok_or_else(not_a_route)?;
             let method = [Method::Get, Method::Post, Method::Put, Method::Patch, Method::Delete]
                 .into_iter()
                 .find(|known| known.as_str().eq_ignore_ascii_case(method))
-                .ok_or_else(unusable)?;
+                .ok_or_else(not_a_route)?;
             self = self.route(operation, method, template.trim());
         }
         if let Some(url) = &profile.quota_store {
@@ -442,23 +439,24 @@ fn with_quota_store(
     url: &str,
 ) -> Result<ClientBuilder, ProfileError> {
     // The quota is the account's: its login ID names it in the store (a profile's name would not).
-    let account = profile.login_id.as_deref().ok_or_else(|| ProfileError::Unusable {
-        name: name.to_owned(),
-        reason: "a quota store needs the profile's login_id (the account whose quota it counts)".to_owned(),
-    })?;
-    let store = vidplat_redis::RedisQuota::new(url, account).map_err(|e| ProfileError::Unusable {
-        name: name.to_owned(),
-        reason: format!("quota store: {e}"),
-    })?;
+    let needs_login = "a quota store needs the profile's login_id (the account whose quota it counts)";
+    let account = profile.login_id.as_deref().ok_or_else(|| unusable(name, needs_login))?;
+    let store =
+        vidplat_redis::RedisQuota::new(url, account).map_err(|e| unusable(name, format!("quota store: {e}")))?;
     Ok(builder.quota_store(store))
 }
 
 #[cfg(not(feature = "redis"))]
 fn with_quota_store(_: ClientBuilder, name: &str, _: &Profile, _: &str) -> Result<ClientBuilder, ProfileError> {
-    Err(ProfileError::Unusable {
+    Err(unusable(name, "a quota store needs vidplat's `redis` feature"))
+}
+
+/// The profile `name`'s value cannot be used, for `reason`.
+fn unusable(name: &str, reason: impl Into<String>) -> ProfileError {
+    ProfileError::Unusable {
         name: name.to_owned(),
-        reason: "a quota store needs vidplat's `redis` feature".to_owned(),
-    })
+        reason: reason.into(),
+    }
 }
 
 impl crate::Client {
