@@ -382,30 +382,16 @@ fn write_toml<T: Serialize>(path: &Path, value: &T, private: bool) -> Result<(),
 impl ClientBuilder {
     /// Applies what `profile` (named `name`, for errors) sets; what it leaves out is left as it is.
     pub fn profile(mut self, name: &str, profile: &Profile) -> Result<Self, ProfileError> {
-        if let Some(url) = &profile.encoder_url {
-            self = self.encoder_url(url);
-        }
-        if let Some(url) = &profile.vms_url {
-            self = self.vms_url(url);
-        }
-        if let Some(url) = &profile.analytics_url {
-            self = self.analytics_url(url);
-        }
-        if let Some(login) = &profile.login_id {
-            self = self.login_id(login);
-        }
-        if let Some(key) = &profile.api_key {
-            self = self.api_key(key.expose_secret());
-        }
-        if let Some(secs) = profile.connect_timeout_secs {
-            self = self.connect_timeout(Duration::from_secs(secs));
-        }
-        if let Some(secs) = profile.attempt_timeout_secs {
-            self = self.attempt_timeout(Duration::from_secs(secs));
-        }
-        if let Some(secs) = profile.total_timeout_secs {
-            self = self.total_timeout(Duration::from_secs(secs));
-        }
+        let secs = |secs: Option<u64>| secs.map(Duration::from_secs);
+        self = self
+            .set_if_some(profile.encoder_url.as_ref(), Self::encoder_url)
+            .set_if_some(profile.vms_url.as_ref(), Self::vms_url)
+            .set_if_some(profile.analytics_url.as_ref(), Self::analytics_url)
+            .set_if_some(profile.login_id.as_ref(), Self::login_id)
+            .set_if_some(profile.api_key.as_ref().map(|key| key.expose_secret()), Self::api_key)
+            .set_if_some(secs(profile.connect_timeout_secs), Self::connect_timeout)
+            .set_if_some(secs(profile.attempt_timeout_secs), Self::attempt_timeout)
+            .set_if_some(secs(profile.total_timeout_secs), Self::total_timeout);
         for (operation, route) in &profile.routes {
             let not_a_route = || unusable(name, format!("route of `{operation}` is not `METHOD /path`: {route:?}"));
             let (method, template) = route.trim().split_once(' ').ok_or_else(not_a_route)?;
@@ -419,6 +405,14 @@ impl ClientBuilder {
             self = with_quota_store(self, name, profile, url)?;
         }
         Ok(self)
+    }
+
+    /// `set` given `value`, when the profile has one; else the builder as it is.
+    fn set_if_some<T>(self, value: Option<T>, set: impl FnOnce(Self, T) -> Self) -> Self {
+        match value {
+            Some(value) => set(self, value),
+            None => self,
+        }
     }
 
     /// A builder from the profile `name` (the configuration directory's) alone:
