@@ -186,15 +186,13 @@ struct ProfilesFile<P> {
     profiles: BTreeMap<String, P>,
 }
 
+/// A member left out reads as `None`; `toml` writes no `None` member (TOML has no null).
 #[derive(Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 struct Credentials {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     api_key: Option<String>,
     /// A quota store URL that carries a password (one without stays in `config.toml`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     quota_store: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     webhook_secret: Option<String>,
 }
 
@@ -510,6 +508,28 @@ mod tests {
         std::fs::write(&config, vec![b'#'; (MAX_PROFILE_FILE + 1) as usize]).unwrap();
         let refused = Profiles::load_from(&dir).map(|_| ()).unwrap_err().to_string();
         assert!(refused.ends_with("larger than 1 MiB"), "{refused}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A credentials file holds what its profiles set, no member written empty.
+    #[test]
+    fn a_saved_credentials_file_holds_only_the_members_set() {
+        let dir = std::env::temp_dir().join(format!("vidplat-config-save-{}", fastrand::u64(..)));
+        let mut profiles = Profiles {
+            dir: dir.clone(),
+            profiles: BTreeMap::new(),
+        };
+        let key = Some(SecretString::from("key-123"));
+        profiles.insert(
+            "prod",
+            Profile {
+                api_key: key,
+                ..Profile::default()
+            },
+        );
+        profiles.save().unwrap();
+        let written = std::fs::read_to_string(dir.join("credentials.toml")).unwrap();
+        assert_eq!(written, "[profiles.prod]\napi_key = \"key-123\"\n");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
