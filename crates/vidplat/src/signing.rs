@@ -313,11 +313,9 @@ pub fn message(page_url: &str, grant: &Grant) -> Result<String, SignError> {
     if url.query() == Some("") {
         url.set_query(None);
     }
-    if let Some(query) = url.query() {
-        let names = parameter_names(query).map_err(SignError::NotCanonical)?;
-        if let Some(reserved) = names.iter().find(|name| RESERVED.contains(&name.as_str())) {
-            return Err(SignError::ReservedParameter(reserved.clone()));
-        }
+    let names = parameter_names(url.query()).map_err(SignError::NotCanonical)?;
+    if let Some(reserved) = names.iter().find(|name| RESERVED.contains(&name.as_str())) {
+        return Err(SignError::ReservedParameter(reserved.clone()));
     }
     let mut message = String::from(url);
     let mut separator = if message.contains('?') { '&' } else { '?' };
@@ -331,10 +329,10 @@ pub fn message(page_url: &str, grant: &Grant) -> Result<String, SignError> {
     Ok(message)
 }
 
-/// The decoded names of a query's parameters, refusing empty and repeated ones.
-fn parameter_names(query: &str) -> Result<Vec<String>, String> {
+/// The decoded names of a query's parameters (none without a query), refusing empty and repeated ones.
+fn parameter_names(query: Option<&str>) -> Result<Vec<String>, String> {
     let mut names: Vec<String> = Vec::new();
-    for pair in query.split('&') {
+    for pair in query.into_iter().flat_map(|query| query.split('&')) {
         let (raw_name, value) = pair.split_once('=').unwrap_or((pair, ""));
         if raw_name.is_empty() || value.is_empty() {
             return Err(format!("has an empty parameter `{pair}`"));
