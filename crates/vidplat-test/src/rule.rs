@@ -140,11 +140,7 @@ impl<Op: MockOperation> Rule<Op> {
     /// (the first the YAML gives; 200 for `2XX`).
     #[track_caller]
     pub fn respond(self, value: Op::Success) -> Self {
-        let status =
-            Op::META
-                .success_statuses
-                .first()
-                .map_or(200, |range| if range.contains(&200) { 200 } else { *range.start() });
+        let status = Op::META.success_statuses.first().map_or(200, |r| *r.start());
         self.respond_with_status(status, value)
     }
 
