@@ -152,12 +152,9 @@ impl<'a, O: Paginated + Unpin + 'a> Stream for Pages<'a, O> {
     type Item = Result<O::Success, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.stream.is_none() {
-            self.stream = Some(self.start());
-        }
-        self.stream
-            .as_mut()
-            .map_or(Poll::Ready(None), |stream| stream.poll_next_unpin(cx))
+        // Made at the first poll, with the knobs set by then.
+        let stream = self.stream.take().unwrap_or_else(|| self.start());
+        self.stream.insert(stream).poll_next_unpin(cx)
     }
 }
 
