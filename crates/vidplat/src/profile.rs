@@ -180,9 +180,8 @@ impl std::error::Error for ProfileError {
 
 /// A profile file: `config.toml`'s `Profile`s or `credentials.toml`'s `Credentials`, by name.
 #[derive(Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 struct ProfilesFile<P> {
-    #[serde(default)]
     profiles: BTreeMap<String, P>,
 }
 
