@@ -228,11 +228,8 @@ impl Profiles {
         let config_path = dir.join("config.toml");
         let config: ProfilesFile<Profile> = read_toml(&config_path)?;
         // A config.toml written before quota store passwords moved out is still read, if it is private.
-        if config
-            .profiles
-            .values()
-            .any(|p| p.quota_store.as_deref().is_some_and(carries_secret))
-        {
+        let mut quota_stores = config.profiles.values().filter_map(|p| p.quota_store.as_deref());
+        if quota_stores.any(carries_secret) {
             ensure_private(&config_path)?;
         }
         let credentials_path = dir.join("credentials.toml");
