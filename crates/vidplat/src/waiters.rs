@@ -432,16 +432,32 @@ pub fn import_tasks_finished(job: &TaskImport) -> bool {
     // Not an object (or no JSON at all): no count is known.
     let status = serde_json::to_value(&job.task_status).unwrap_or_default();
     let unfinished = ["waiting", "encoding", "uploading", "canceling"];
-    let counts_known = unfinished.iter().any(|s| status.get(s).is_some());
-    counts_known
-        && unfinished
-            .iter()
-            .all(|s| status.get(s).and_then(|v| v.as_u64()).unwrap_or(0) == 0)
+    let counts: Vec<&serde_json::Value> = unfinished.iter().filter_map(|s| status.get(s)).collect();
+    !counts.is_empty() && counts.iter().all(|count| count.as_u64().unwrap_or(0) == 0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_import_has_finished_once_its_counts_are_known_and_none_is_unfinished() {
+        let finished = |task_status: serde_json::Value| {
+            let job = serde_json::json!({ "task_status": task_status });
+            import_tasks_finished(&serde_json::from_value(job).expect("a job"))
+        };
+        assert!(finished(serde_json::json!({"waiting": 0, "canceling": 0, "ready": 3})));
+        assert!(!finished(serde_json::json!({"waiting": 0, "encoding": 1})));
+        assert!(
+            !finished(serde_json::json!({"ready": 3})),
+            "no unfinished status counted"
+        );
+        assert!(!finished(serde_json::json!(null)));
+        assert!(
+            finished(serde_json::json!({"uploading": "none"})),
+            "a count that is no number is none"
+        );
+    }
 
     #[test]
     fn any_polling_setting_gives_a_pause_never_a_panic() {
