@@ -437,12 +437,8 @@ fn encode_component(value: &str) -> String {
 /// `value` percent-decoded, when each `%` begins two hexadecimal digits (the
 /// percent-encoding crate keeps `%zz` as it is) and the bytes are UTF-8.
 fn decode_component(value: &str) -> Option<String> {
-    let escapes_whole = value.split('%').skip(1).all(|after| {
-        after
-            .as_bytes()
-            .get(..2)
-            .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
-    });
+    let hex_pair = |after: &str| after.bytes().take(2).filter(u8::is_ascii_hexdigit).count() == 2;
+    let escapes_whole = value.split('%').skip(1).all(hex_pair);
     let decoded = percent_encoding::percent_decode_str(value).decode_utf8().ok()?;
     escapes_whole.then(|| decoded.into_owned())
 }
