@@ -557,7 +557,8 @@ impl RedisQuota {
         };
         // What held the call at its last turn: what a wait cut by the deadline ends with.
         let mut held: Option<QuotaRefusal> = None;
-        loop {
+        // Every refusal leaves the queue first (a no-op for a call that never queued).
+        let refused = loop {
             // Registered before the script runs, so a release in between is not missed.
             let woken = self.inner.woken.notified();
             tokio::pin!(woken);
@@ -571,8 +572,7 @@ impl RedisQuota {
                         // keep a dead ticket at the head of the queue until it expires.
                         return Err(e);
                     };
-                    ticket.leave().await;
-                    return Ok(Err(held));
+                    break held;
                 }
             };
             let &[code, hint, used, ahead] = answer.as_slice() else {
@@ -592,16 +592,12 @@ impl RedisQuota {
                         RedisLease { held: None }
                     }));
                 }
-                MONTH_SPENT => {
-                    ticket.leave().await;
-                    return Ok(Err(refusal(Quota::Month, None)));
-                }
+                MONTH_SPENT => break refusal(Quota::Month, None),
                 WINDOW_FULL => {
                     let hint = hint.clamp(MIN_NAP, window.max(MIN_NAP));
                     let past = deadline.is_some_and(|at| Instant::now().checked_add(hint).is_none_or(|end| end > at));
                     if !wait || past {
-                        ticket.leave().await;
-                        return Ok(Err(refusal(Quota::PerMinute, Some(hint))));
+                        break refusal(Quota::PerMinute, Some(hint));
                     }
                     held = Some(refusal(Quota::PerMinute, Some(hint)));
                     // The head of the queue sleeps exactly until the window frees a call
@@ -611,7 +607,7 @@ impl RedisQuota {
                 }
                 SLOT_TAKEN | QUEUED => {
                     if !wait {
-                        return Ok(Err(refusal(Quota::Concurrency, None)));
+                        break refusal(Quota::Concurrency, None);
                     }
                     held = Some(refusal(Quota::Concurrency, None));
                     let ahead = Some(u64::try_from(ahead).unwrap_or(0));
@@ -624,13 +620,14 @@ impl RedisQuota {
                         let _ = tokio::time::timeout_at(until, woken).await;
                     }
                     if deadline.is_some_and(|at| Instant::now() >= at) {
-                        ticket.leave().await;
-                        return Ok(Err(refusal(Quota::Concurrency, None)));
+                        break refusal(Quota::Concurrency, None);
                     }
                 }
                 _ => return Err(unexpected(&answer)),
             }
-        }
+        };
+        ticket.leave().await;
+        Ok(Err(refused))
     }
 
     async fn leave(&self, token: &str) {
