@@ -929,6 +929,7 @@ impl<'a> Export<'a> {
         let first_position = source.first_page(chunk.period, page_rows);
         let mut position = first_position;
         let call_error = |source: Error| ExportError::Call { chunk, source };
+        let row_error = |reason: String| ExportError::Row { chunk, reason };
         let mut rows_of: BTreeMap<Partition, u64> = BTreeMap::new();
         // What every page said so far: `Some(true)` while all said true.
         let (mut golden, mut unsampled) = (Some(true), Some(true));
@@ -960,23 +961,18 @@ impl<'a> Export<'a> {
                 row.map_err(|e| call_error(e.into()))?;
                 received += 1;
                 let mut values = Vec::with_capacity(columns.len());
-                rows.values(&mut values, self.time_zone).map_err(|e| ExportError::Row {
-                    chunk,
-                    reason: e.to_string(),
-                })?;
+                rows.values(&mut values, self.time_zone)
+                    .map_err(|e| row_error(e.to_string()))?;
                 values.extend(lineage.iter().cloned());
                 let partition = match day_column {
                     Some(index) => match values.get(index).and_then(schema::day_of).map(Partition::Day) {
                         Some(partition) if open.contains_key(&partition) => partition,
                         _ => {
-                            return Err(ExportError::Row {
-                                chunk,
-                                reason: format!(
-                                    "a row's `{}` ({}) is not a day of the chunk",
-                                    info.columns[index].name,
-                                    values[index].to_text().as_deref().unwrap_or("null")
-                                ),
-                            })
+                            return Err(row_error(format!(
+                                "a row's `{}` ({}) is not a day of the chunk",
+                                info.columns[index].name,
+                                values[index].to_text().as_deref().unwrap_or("null")
+                            )))
                         }
                     },
                     None => partitions[0],
@@ -1026,18 +1022,13 @@ impl<'a> Export<'a> {
                     .collect();
                 return Ok(ChunkEnd::Done(committed));
             };
-            position = Some(at.after(received).ok_or_else(|| ExportError::Row {
-                chunk,
-                reason: "the next page is past the largest position".to_owned(),
-            })?);
+            let past = || row_error("the next page is past the largest position".to_owned());
+            position = Some(at.after(received).ok_or_else(past)?);
         }
-        Err(ExportError::Row {
-            chunk,
-            reason: format!(
-                "more than {} pages (`max_pages_per_chunk`): the chunk was not finished",
-                self.max_pages_per_chunk
-            ),
-        })
+        Err(row_error(format!(
+            "more than {} pages (`max_pages_per_chunk`): the chunk was not finished",
+            self.max_pages_per_chunk
+        )))
     }
 }
 
