@@ -908,11 +908,10 @@ impl<'a> Export<'a> {
         let fetched_at = self.fetched_at.unwrap_or_else(now_in_japan);
         let columns = self.columns();
         let partitions = chunk.partitions(info.split);
+        let in_sink = |partition| move |source| ExportError::Sink { partition, source };
         let mut open: BTreeMap<Partition, S::Partition> = BTreeMap::new();
         for &partition in &partitions {
-            let writer = sink
-                .open(info.name, partition, &columns)
-                .map_err(|source| ExportError::Sink { partition, source })?;
+            let writer = sink.open(info.name, partition, &columns).map_err(in_sink(partition))?;
             open.insert(partition, writer);
         }
         let day_column = match info.split {
@@ -978,9 +977,7 @@ impl<'a> Export<'a> {
                     None => partitions[0],
                 };
                 if let Some(writer) = open.get_mut(&partition) {
-                    writer
-                        .write(&values)
-                        .map_err(|source| ExportError::Sink { partition, source })?;
+                    writer.write(&values).map_err(in_sink(partition))?;
                     *rows_of.entry(partition).or_default() += 1;
                 }
             }
@@ -995,9 +992,7 @@ impl<'a> Export<'a> {
                     return Ok(ChunkEnd::ClaimLost);
                 }
                 for (partition, writer) in open {
-                    writer
-                        .commit()
-                        .map_err(|source| ExportError::Sink { partition, source })?;
+                    writer.commit().map_err(in_sink(partition))?;
                 }
                 let unsettled_from = self.unsettled_from();
                 let committed = partitions
