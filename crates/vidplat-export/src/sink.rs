@@ -225,10 +225,8 @@ impl std::fmt::Debug for FilePartition {
 
 impl PartitionSink for FilePartition {
     fn write(&mut self, row: &[Value<'_>]) -> Result<(), SinkError> {
-        match self.writer.as_mut() {
-            Some(writer) => writer.write(row),
-            None => Err("the partition is already committed".into()),
-        }
+        let writer = self.writer.as_mut().ok_or("the partition is already committed")?;
+        writer.write(row)
     }
 
     fn commit(mut self) -> Result<(), SinkError> {
