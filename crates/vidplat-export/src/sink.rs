@@ -348,9 +348,7 @@ impl Encoder for NdjsonEncoder {
                 Value::Timestamp(_) | Value::Date(_) => {
                     self.text.clear();
                     value.write_text(&mut self.text);
-                    out.write_all(b"\"")?;
-                    out.write_all(self.text.as_bytes())?;
-                    out.write_all(b"\"")?;
+                    write!(out, "\"{}\"", self.text)?;
                 }
                 other => serde_json::to_writer(&mut *out, other.to_text().as_deref().unwrap_or_default())?,
             }
