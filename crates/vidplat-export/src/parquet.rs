@@ -178,10 +178,7 @@ fn encoded_arrow_schema(columns: &[Column], zone: &str) -> String {
         &arrow_ipc::writer::IpcWriteOptions::default(),
     );
     let message = encoded.ipc_message;
-    let mut framed = Vec::with_capacity(message.len() + 8);
-    framed.extend_from_slice(&[0xff; 4]);
-    framed.extend_from_slice(&(message.len() as u32).to_le_bytes());
-    framed.extend_from_slice(&message);
+    let framed = [&[0xff; 4][..], &(message.len() as u32).to_le_bytes(), &message].concat();
     base64::engine::general_purpose::STANDARD.encode(framed)
 }
 
