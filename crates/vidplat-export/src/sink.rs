@@ -257,7 +257,7 @@ struct CsvEncoder {
     text: String,
     /// Per column, the last time value and its text: the lineage columns
     /// are the same on every row of a chunk, a day column on a day's rows.
-    last_times: Vec<Option<(Value<'static>, String)>>,
+    last_times: Vec<(Value<'static>, String)>,
 }
 
 impl CsvEncoder {
@@ -267,7 +267,7 @@ impl CsvEncoder {
         Ok(Self {
             writer,
             text: String::with_capacity(256),
-            last_times: vec![None; columns.len()],
+            last_times: vec![(Value::Null, String::new()); columns.len()],
         })
     }
 }
@@ -281,12 +281,11 @@ impl Encoder for CsvEncoder {
                 _ => None,
             };
             match (time, self.last_times.get_mut(column)) {
-                (Some(time), Some(last)) => {
-                    if last.as_ref().is_none_or(|(seen, _)| *seen != time) {
-                        let text = time.to_text().unwrap_or_default().into_owned();
-                        *last = Some((time, text));
+                (Some(time), Some((seen, text))) => {
+                    if *seen != time {
+                        *text = time.to_text().unwrap_or_default().into_owned();
+                        *seen = time;
                     }
-                    let text = last.as_ref().map_or("", |(_, text)| text.as_str());
                     self.writer.write_field(text.as_bytes())?;
                 }
                 _ => {
