@@ -727,19 +727,16 @@ impl fmt::Debug for RedisLease {
 impl RedisLease {
     fn start(store: RedisQuota, token: String, window: Option<Duration>) -> Self {
         let every = (store.inner.settings.lease / 3).max(Duration::from_millis(10));
-        let renewer = {
-            let store = store.clone();
-            let token = token.clone();
-            tokio::spawn(async move {
-                loop {
-                    tokio::time::sleep(every).await;
-                    // Lost (expired, or Redis gone): nothing left to renew.
-                    if !matches!(store.renew(&token, window).await, Ok(1)) {
-                        break;
-                    }
+        let (renewing, renewed) = (store.clone(), token.clone());
+        let renewer = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                // Lost (expired, or Redis gone): nothing left to renew.
+                if !matches!(renewing.renew(&renewed, window).await, Ok(1)) {
+                    break;
                 }
-            })
-        };
+            }
+        });
         Self {
             held: Some(Held {
                 store,
