@@ -143,14 +143,10 @@ impl SharedWork {
         let mut records = std::collections::BTreeMap::new();
         let mut cursor = "0".to_owned();
         for _ in 0..MAX_RECORD_PAGES {
+            let args = std::slice::from_ref(&cursor);
             let page: Vec<String> = self
                 .store
-                .run(
-                    &RECORDS_PAGE,
-                    &[self.records.as_str()],
-                    std::slice::from_ref(&cursor),
-                    None,
-                )
+                .run(&RECORDS_PAGE, &[self.records.as_str()], args, None)
                 .await?;
             let mut values = page.into_iter();
             cursor = values.next().unwrap_or_else(|| "0".to_owned());
