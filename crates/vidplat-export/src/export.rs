@@ -798,21 +798,19 @@ impl<'a> Export<'a> {
                         summary.chunks_done += 1;
                         self.progress.send_modify(|p| p.chunks_done += 1);
                     }
-                    ChunkEnd::TooSlow(reason) => {
-                        match chunk.halves().filter(|_| matches!(info.split, Split::ByDay { .. })) {
-                            Some((first, second)) => {
-                                tracing::info!(target: "vidplat::export", %chunk, "408: the chunk is halved");
-                                queue.push_front(second);
-                                queue.push_front(first);
-                                summary.chunks_split += 1;
-                                self.progress.send_modify(|p| p.chunks_total += 1);
-                            }
-                            None => {
-                                tracing::warn!(target: "vidplat::export", %chunk, "408 on a chunk that cannot be split");
-                                summary.failed.push(FailedChunk { chunk, reason });
-                            }
+                    ChunkEnd::TooSlow(reason) => match chunk.halves().filter(|_| info.split != Split::WholePeriod) {
+                        Some((first, second)) => {
+                            tracing::info!(target: "vidplat::export", %chunk, "408: the chunk is halved");
+                            queue.push_front(second);
+                            queue.push_front(first);
+                            summary.chunks_split += 1;
+                            self.progress.send_modify(|p| p.chunks_total += 1);
                         }
-                    }
+                        None => {
+                            tracing::warn!(target: "vidplat::export", %chunk, "408 on a chunk that cannot be split");
+                            summary.failed.push(FailedChunk { chunk, reason });
+                        }
+                    },
                     ChunkEnd::ClaimLost => {
                         summary.failed.push(FailedChunk {
                             chunk,
