@@ -538,10 +538,8 @@ impl<'a> Export<'a> {
         #[cfg(feature = "redis")]
         if let Some(work) = self.shared_work(parameters) {
             let records = work.records().await.map_err(StateError::Shared)?;
-            let mut state = ExportState::from_records(self.report.info().name, records);
-            // The shared job is named by the parameters: they always agree.
-            state.check_parameters(std::path::Path::new("redis"), parameters)?;
-            return Ok(state);
+            // The shared job is named by the parameters: they are its own.
+            return Ok(ExportState::from_records(self.report.info().name, parameters, records));
         }
         let (mut state, path) = match &self.state {
             Some(path) => (ExportState::load(path, self.report.info().name)?, path.clone()),

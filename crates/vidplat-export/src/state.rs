@@ -191,10 +191,11 @@ impl ExportState {
     }
 
     /// The state the finished partitions' records make (`date=2026-10-01` →
-    /// [`Committed::to_text`], or a bare fetch time).
+    /// [`Committed::to_text`], or a bare fetch time), recording `parameters`.
     #[cfg(feature = "redis")]
-    pub(crate) fn from_records(report: &str, records: Vec<(String, String)>) -> Self {
+    pub(crate) fn from_records(report: &str, parameters: &Map<String, Value>, records: Vec<(String, String)>) -> Self {
         Self {
+            parameters: Some(parameters.clone()),
             done: records
                 .into_iter()
                 .map(|(name, text)| (name, Committed::from_text(&text)))
