@@ -488,13 +488,12 @@ impl RedisQuota {
             }
         };
         let Some(until) = until else { return attempt.await };
-        match tokio::time::timeout_at(until, attempt).await {
-            Ok(outcome) => outcome,
-            Err(_) => Err(RedisError::NoAnswer {
+        tokio::time::timeout_at(until, attempt).await.unwrap_or_else(|_| {
+            Err(RedisError::NoAnswer {
                 url: url.clone(),
                 within: cut_by,
-            }),
-        }
+            })
+        })
     }
 
     /// Runs `script` once on `connection`: by hash, or by its text when the
