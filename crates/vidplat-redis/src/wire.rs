@@ -92,7 +92,8 @@ pub(crate) struct Framing {
     part: Part,
     /// The current line's bytes (bounded: a header is a number).
     line: Vec<u8>,
-    /// Values still to read in the current reply (0: between replies).
+    /// Values still to read in the current reply, a blob counted at its header
+    /// (0 at a type byte: between replies).
     pending: u64,
     /// Values announced in the current reply so far.
     values: u64,
@@ -159,9 +160,9 @@ impl Framing {
         self.part = Part::Type;
         if kind == b'\0' {
             // The end of a blob: its value was counted at its header.
-            self.pending -= 1;
             return Ok(());
         }
+        self.pending -= 1;
         let number = || -> Result<i64, OutOfBounds> {
             std::str::from_utf8(&self.line)
                 .ok()
@@ -170,26 +171,21 @@ impl Framing {
         };
         match kind {
             b'$' | b'=' | b'!' => {
-                let length = number()?;
-                if length < 0 {
-                    // Nil.
-                    self.pending -= 1;
+                // A negative length: nil, no bytes follow.
+                let Ok(length) = u64::try_from(number()?) else {
                     return Ok(());
-                }
-                let length = length.unsigned_abs();
+                };
                 if length > MAX_REPLY_BYTES as u64 {
                     return Err(OutOfBounds::Announced(length));
                 }
                 self.part = blob(length);
             }
             b'*' | b'~' | b'>' | b'%' | b'|' => {
-                let count = number()?;
-                self.pending -= 1;
-                if count < 0 {
+                let Ok(count) = u64::try_from(number()?) else {
                     return Ok(());
-                }
+                };
                 let per = if matches!(kind, b'%' | b'|') { 2 } else { 1 };
-                let mut owed = count.unsigned_abs().saturating_mul(per);
+                let mut owed = count.saturating_mul(per);
                 if kind == b'|' {
                     // An attribute comes before the value it describes.
                     owed = owed.saturating_add(1);
@@ -202,9 +198,8 @@ impl Framing {
             }
             b':' => {
                 number()?;
-                self.pending -= 1;
             }
-            _ => self.pending -= 1,
+            _ => {}
         }
         Ok(())
     }
