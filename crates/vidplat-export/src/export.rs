@@ -617,7 +617,7 @@ impl<'a> Export<'a> {
 
     /// The plan every worker follows: this one's, or the one a worker stored first.
     #[cfg(feature = "redis")]
-    async fn agree_on(&self, work: &vidplat_redis::SharedWork, mine: Vec<Chunk>) -> Result<Shared, ExportError> {
+    async fn agree_on(&self, work: &vidplat_redis::SharedWork, mine: &[Chunk]) -> Result<Shared, ExportError> {
         let text: String = mine
             .iter()
             .map(|c| format!("{} {}\n", c.period.first(), c.period.last()))
@@ -713,14 +713,12 @@ impl<'a> Export<'a> {
         let mut state = self.load_state(&parameters).await?;
         let (chunks, skipped) = plan::chunks(&info, self.period, self.chunk_days, self.refetch(), &state);
         #[cfg(feature = "redis")]
-        let (shared, chunks) = match self.shared_work(&parameters) {
-            Some(work) => {
-                let shared = self.agree_on(&work, chunks).await?;
-                let chunks = shared.chunks.clone();
-                (Some(shared), chunks)
-            }
-            None => (None, chunks),
+        let shared = match self.shared_work(&parameters) {
+            Some(work) => Some(self.agree_on(&work, &chunks).await?),
+            None => None,
         };
+        #[cfg(feature = "redis")]
+        let chunks = shared.as_ref().map_or(chunks, |shared| shared.chunks.clone());
         let items = chunks.len();
         // A shared state is saved where it is shared, not in a file.
         let state_file = self.state.as_ref();
