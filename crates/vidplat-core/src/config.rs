@@ -130,7 +130,6 @@ impl std::error::Error for ConfigError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BaseUrl {
     url: String,
-    secure: bool,
 }
 
 impl BaseUrl {
@@ -160,7 +159,6 @@ impl BaseUrl {
         }
         Ok(Self {
             url: parsed.as_str().trim_end_matches('/').to_owned(),
-            secure: parsed.scheme() == "https",
         })
     }
 
@@ -171,7 +169,8 @@ impl BaseUrl {
 
     /// Whether it is `https`.
     pub fn is_https(&self) -> bool {
-        self.secure
+        // The parser writes the scheme in lower case.
+        self.url.starts_with("https:")
     }
 }
 
@@ -236,6 +235,9 @@ mod tests {
         assert!(error.to_string().contains("not a url\\n"), "{error}");
         assert!(std::error::Error::source(&error).is_some());
         assert_eq!(check_base_url("https://h/base/", false).unwrap(), "https://h/base");
+        let https = |url| BaseUrl::parse(url, true).unwrap().is_https();
+        assert!(https("HTTPS://h") && https("https://h"));
+        assert!(!https("http://localhost") && !https("HTTP://h"));
     }
 
     #[test]
