@@ -57,6 +57,12 @@ impl fmt::Display for RedisQuotaError {
 
 impl std::error::Error for RedisQuotaError {}
 
+fn set_up_error(message: impl Into<String>) -> RedisQuotaError {
+    RedisQuotaError {
+        message: message.into(),
+    }
+}
+
 /// The Redis quota store of one account. Cheap to clone: clones share the connection.
 ///
 /// ```no_run
@@ -135,9 +141,7 @@ impl fmt::Debug for RedisQuota {
 
 fn check_account(account: &str) -> Result<(), RedisQuotaError> {
     if account.is_empty() || account.contains(['{', '}']) {
-        return Err(RedisQuotaError {
-            message: "the account key must be non-empty and hold no braces".to_owned(),
-        });
+        return Err(set_up_error("the account key must be non-empty and hold no braces"));
     }
     Ok(())
 }
@@ -145,16 +149,14 @@ fn check_account(account: &str) -> Result<(), RedisQuotaError> {
 /// The address and login of a Redis URL; `#insecure` TLS refused.
 fn parse_url(url: &str) -> Result<redis::ConnectionInfo, RedisQuotaError> {
     use redis::IntoConnectionInfo;
-    let info = url.into_connection_info().map_err(|e| RedisQuotaError {
-        message: format!("invalid URL {}: {:?}", without_credentials(url), e.kind()),
-    })?;
+    let info = url
+        .into_connection_info()
+        .map_err(|e| set_up_error(format!("invalid URL {}: {:?}", without_credentials(url), e.kind())))?;
     if let redis::ConnectionAddr::TcpTls { insecure: true, .. } = info.addr() {
-        return Err(RedisQuotaError {
-            message: format!(
-                "{}: `#insecure` (TLS without checking the server's name) is not supported",
-                without_credentials(url)
-            ),
-        });
+        return Err(set_up_error(format!(
+            "{}: `#insecure` (TLS without checking the server's name) is not supported",
+            without_credentials(url)
+        )));
     }
     Ok(info)
 }
@@ -202,9 +204,7 @@ impl RedisQuota {
             .map(|url| Ok((parse_url(url.as_ref())?, without_credentials(url.as_ref()).into_owned())))
             .collect::<Result<Vec<_>, RedisQuotaError>>()?;
         let Some((first, _)) = nodes.first() else {
-            return Err(RedisQuotaError {
-                message: "a cluster store needs the URL of at least one node".to_owned(),
-            });
+            return Err(set_up_error("a cluster store needs the URL of at least one node"));
         };
         // Whether a node is reached over TLS; `None`: not over TCP.
         let tls = |info: &redis::ConnectionInfo| match info.addr() {
@@ -216,11 +216,9 @@ impl RedisQuota {
             .iter()
             .find(|(info, _)| tls(info).is_none() || tls(info) != tls(first))
         {
-            return Err(RedisQuotaError {
-                message: format!(
+            return Err(set_up_error(format!(
                     "{shown}: every node of a cluster is reached the same way (all redis:// or all rediss://; no unix socket)"
-                ),
-            });
+                )));
         }
         let addrs = nodes.iter().map(|(info, _)| info.addr().clone()).collect();
         let shown: Vec<&str> = nodes.iter().map(|(_, shown)| shown.as_str()).collect();
