@@ -251,14 +251,13 @@ impl<Op: MockOperation> Rule<Op> {
     /// answers before it are used up.
     #[track_caller]
     pub fn then(self) -> Self {
-        {
-            let mut state = lock(&self.state);
-            match state.steps.last() {
-                None | Some(Step { answer: None, .. }) => panic!("{}: then() follows an answer", Op::META.id),
-                Some(Step { times: None, .. }) => panic!("{}: nothing follows an answer given always", Op::META.id),
-                Some(_) => state.steps.push(new_step()),
-            }
+        let mut state = lock(&self.state);
+        match state.steps.last() {
+            None | Some(Step { answer: None, .. }) => panic!("{}: then() follows an answer", Op::META.id),
+            Some(Step { times: None, .. }) => panic!("{}: nothing follows an answer given always", Op::META.id),
+            Some(_) => state.steps.push(new_step()),
         }
+        drop(state);
         self
     }
 
