@@ -83,22 +83,13 @@ impl fmt::Display for ConfigError {
             ConfigError::UnusableBaseUrl { url, reason } => {
                 write!(f, "base URL `{}` {reason}", escape_controls(url))
             }
-            ConfigError::UnknownOperation {
-                service: Some(service),
-                operation,
-            } => write!(
-                f,
-                "the {service} service has no operation `{}`",
-                escape_controls(operation)
-            ),
-            ConfigError::UnknownOperation {
-                service: None,
-                operation,
-            } => write!(
-                f,
-                "route override for unknown operation `{}`",
-                escape_controls(operation)
-            ),
+            ConfigError::UnknownOperation { service, operation } => {
+                let operation = escape_controls(operation);
+                match service {
+                    Some(service) => write!(f, "the {service} service has no operation `{operation}`"),
+                    None => write!(f, "route override for unknown operation `{operation}`"),
+                }
+            }
             ConfigError::InvalidRoute { operation, reason } => {
                 write!(f, "route for `{operation}`: {}", escape_controls(reason))
             }
