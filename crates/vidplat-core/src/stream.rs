@@ -17,7 +17,7 @@
 //! few hundred bytes).
 
 use crate::decode::{decode_failure, tracked, Undecodable};
-use crate::exchange::{Call, Exchange};
+use crate::exchange::Exchange;
 use crate::failure::{CallFailure, FailureKind};
 use crate::response::{BodyDigest, Response};
 use crate::retry::Delivery;
@@ -41,15 +41,6 @@ const BATCH: usize = 256;
 
 /// The bytes kept for a decode error's excerpt (the redactor scans 8 KiB).
 const EXCERPT_BYTES: usize = 8 * 1024 + 1;
-
-/// The failure of a body that broke, was too large or came too late after its head.
-fn read_failure(call: &Call, kind: FailureKind) -> CallFailure {
-    let delivery = match kind {
-        FailureKind::BodyTooLarge { .. } => Delivery::Answered,
-        _ => Delivery::MayHaveArrived,
-    };
-    call.failure(delivery, kind)
-}
 
 /// What a decoder on a blocking thread reads the body from.
 type BodyReader = BufReader<ChunkReader>;
@@ -120,7 +111,9 @@ async fn decode_while_reading<V: Send + 'static>(
         .await
         .unwrap_or_else(|join| std::panic::resume_unwind(join.into_panic()));
     match (pumped, decoded) {
-        (Err(kind), _) => Err(read_failure(&call, kind)),
+        // The failure of a body that was too large (answered), or broke or came too late after its head.
+        (Err(kind @ FailureKind::BodyTooLarge { .. }), _) => Err(call.failure(Delivery::Answered, kind)),
+        (Err(kind), _) => Err(call.failure(Delivery::MayHaveArrived, kind)),
         (Ok(()), Ok(value)) => Ok((value, digest.finish())),
         (Ok(()), Err(failed)) => Err(decode_failure(&call, status, &head, failed)),
     }
