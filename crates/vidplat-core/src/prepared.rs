@@ -231,12 +231,21 @@ fn rows_while_arriving<R: DeserializeOwned + Send + 'static>(exchange: Exchange)
     Box::pin(std::future::ready(Ok(Rows::Arriving(RowReceiver::start(exchange)))))
 }
 
+/// The rows of a page decoded whole.
 fn rows_of_page<P>(exchange: Exchange) -> Decoding<Rows<P::Item>>
 where
     P: Paged + DeserializeOwned + Send + 'static,
     P::Item: DeserializeOwned + Send + 'static,
 {
-    Box::pin(async move { Ok(Rows::decoded(decode_whole::<P>(exchange, None).await?.into_inner())) })
+    Box::pin(async move {
+        let page = decode_whole::<P>(exchange, None).await?.into_inner();
+        Ok(Rows::Decoded {
+            truncated: page.truncated(),
+            golden: page.golden(),
+            unsampled: page.unsampled(),
+            rows: page.into_items().into_iter(),
+        })
+    })
 }
 
 /// The rows of one list answer (see [`Prepared::rows`]).
@@ -255,19 +264,6 @@ pub enum Rows<R> {
         /// The page's `unsampled`, where it has one.
         unsampled: Option<bool>,
     },
-}
-
-impl<R> Rows<R> {
-    /// The rows of a page decoded whole.
-    pub(crate) fn decoded<P: Paged<Item = R>>(page: P) -> Self {
-        let (truncated, golden, unsampled) = (page.truncated(), page.golden(), page.unsampled());
-        Rows::Decoded {
-            rows: page.into_items().into_iter(),
-            truncated,
-            golden,
-            unsampled,
-        }
-    }
 }
 
 impl<R: DeserializeOwned + Send + 'static> Rows<R> {
