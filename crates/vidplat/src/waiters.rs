@@ -21,7 +21,7 @@
 // they reach are compiled in the program that waits, not in every build of
 // vidplat (about 45,000 of the facade's 60,000 LLVM lines).
 
-use crate::{Client, Error};
+use crate::{Call, Client, Error};
 use futures_util::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use std::future::{Future, IntoFuture};
 use std::num::NonZeroU64;
@@ -200,7 +200,7 @@ impl<'a> TaskWaiter<'a> {
         };
         let client = self.client;
         self.polling.stream(
-            move || get_task(client, task_id),
+            move || async move { client.encoder()?.get_task().task_id(task_id).call().await },
             |task: &Task| {
                 matches!(
                     task.status,
@@ -235,10 +235,6 @@ impl<'a> IntoFuture for TaskWaiter<'a> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.ready())
     }
-}
-
-async fn get_task(client: &Client, task_id: NonZeroU64) -> Result<Task, Error> {
-    Ok(client.encoder()?.get_task().task_id(task_id).send().await?.into_inner())
 }
 
 /// The last of a waiter's states, once the polling ends; a stream that ends
@@ -367,17 +363,9 @@ impl<'a> IntoFuture for TaskImportWaiter<'a> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
             let import_id = self.import_id.map_err(|rule| refused_id("task_import_id", rule))?;
-            let client = self.client;
+            let encoder = self.client.encoder()?;
             let changes = self.polling.stream(
-                move || async move {
-                    Ok(client
-                        .encoder()?
-                        .get_task_import()
-                        .task_import_id(import_id)
-                        .send()
-                        .await?
-                        .into_inner())
-                },
+                move || encoder.get_task_import().task_import_id(import_id).call(),
                 self.finished,
                 |job: &TaskImport| serde_json::to_string(&job.task_status).ok(),
             );

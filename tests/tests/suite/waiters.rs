@@ -239,3 +239,20 @@ async fn a_csv_import_job_is_waited_for_until_its_tasks_finish() {
     assert_eq!(polls.calls(), 3);
     mock.verify();
 }
+
+/// A client without the encoding service's URL: each waiter ends with that
+/// configuration error, having sent nothing.
+#[tokio::test(start_paused = true)]
+async fn a_waiter_without_the_encoding_service_ends_with_its_configuration_error() {
+    let mock = Mock::new();
+    let client = vidplat::Client::builder()
+        .vms_url(vidplat_test::VMS_URL)
+        .api_key("key")
+        .transport(mock.transport())
+        .build()
+        .unwrap();
+    let missing = |error: Error| matches!(error, Error::Config(vidplat::ConfigError::MissingBaseUrl { .. }));
+    assert!(missing(client.wait_for_task(9).await.unwrap_err()));
+    assert!(missing(client.wait_for_task_import(3).await.unwrap_err()));
+    assert!(mock.received().is_empty());
+}
