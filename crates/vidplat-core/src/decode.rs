@@ -40,8 +40,8 @@ fn decode_lane_count() -> usize {
 /// the failing value when it is known.
 #[derive(Debug)]
 pub(crate) struct Undecodable {
-    pub(crate) source: serde_json::Error,
-    pub(crate) path: Option<String>,
+    source: serde_json::Error,
+    path: Option<String>,
 }
 
 /// Decodes `body` as `T`: on the blocking pool, in one of the
