@@ -58,8 +58,11 @@ impl<T> Patch<T> {
 
     /// The same change with the value mapped.
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Patch<U> {
-        let Ok(mapped) = self.try_map(|value| Ok::<U, std::convert::Infallible>(f(value)));
-        mapped
+        match self {
+            Patch::Keep => Patch::Keep,
+            Patch::Set(value) => Patch::Set(f(value)),
+            Patch::Clear => Patch::Clear,
+        }
     }
 
     /// The same change, borrowing the value.
