@@ -242,7 +242,10 @@ impl ColumnValues {
     fn clear(&mut self) {
         self.levels.clear();
         match &mut self.values {
-            Values::Text { ends, .. } => ends.clear(),
+            Values::Text { bytes, ends } => {
+                bytes.clear();
+                ends.clear();
+            }
             Values::Int64(v) => v.clear(),
             Values::Int32(v) => v.clear(),
             Values::Double(v) => v.clear(),
