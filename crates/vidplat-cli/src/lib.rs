@@ -99,9 +99,13 @@ async fn run_argv(argv: Vec<OsString>, io: &mut Io<'_>) -> i32 {
     let json_errors = matches!(format, Ok(Some(Format::Json)));
     let interrupted = interruption_note(&matches);
     // Ctrl-C ends the command here, so that it can say what it leaves behind.
+    // Polled first (`biased`): the handler is installed on that first poll,
+    // before the command's own first step, which may already say on stderr
+    // that it is waiting; a Ctrl-C after that line then never kills it unheard.
     let result = tokio::select! {
-        result = dispatch(&matches, format, io) => result,
+        biased;
         _ = tokio::signal::ctrl_c() => Err(Failure::Interrupted(interrupted)),
+        result = dispatch(&matches, format, io) => result,
     };
     let _ = io.stdout.flush();
     match result {

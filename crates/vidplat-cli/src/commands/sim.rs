@@ -344,8 +344,8 @@ async fn serve(invocation: Invocation<'_, '_>) -> Result<(), Failure> {
         writeln!(io.stdout, "export {name}={value}")?;
     }
     io.stdout.flush()?;
-    tokio::signal::ctrl_c().await?;
-    Ok(())
+    // Serves until Ctrl-C, which ends it as it ends every command (`run`'s handler: exit 130).
+    std::future::pending().await
 }
 
 /// Starts `vidplat sim` as a process of its own, passes its export lines on and returns.
