@@ -6,6 +6,15 @@
 //! cluster client: a redirection is followed to the address the cluster names
 //! (over TLS when the first node's URL is `rediss://`, its name checked).
 //! A standalone store never follows one.
+//!
+//! Why not the `redis` crate's cluster client: every connection has to be
+//! ours, read within `wire.rs`'s bounds with our TLS settings, and the
+//! cluster client makes its own. Its only way to take another connection
+//! type, `ClusterClient::get_async_generic_connection`, is `#[doc(hidden)]`,
+//! and the `Connect` trait it asks for is a function of the node's address
+//! alone, with no value to carry our TLS settings. The cluster client also
+//! connects to every master and refreshes the whole slot map, where the store
+//! only needs the one node that owns the account's slot.
 
 use crate::error::{quoted, RedisError};
 use std::sync::{Mutex, PoisonError};
