@@ -8,6 +8,10 @@
 //! round; the wall time of each run is read around the process, its peak
 //! resident memory from GNU `/usr/bin/time`. Printed: the medians, and the
 //! median of the rounds' time ratios (command line / SDK program).
+//!
+//! With `--instructions`, each program then runs once more under valgrind's
+//! callgrind, and the instructions it executed (every thread) are printed
+//! beside their ratio: a figure the machine's drift does not move.
 
 use anyhow::{bail, Context, Result};
 use std::io::BufRead as _;
@@ -23,11 +27,17 @@ pub struct Options {
     /// Rounds (one run of each program) per length.
     #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u64).range(1..=100))]
     rounds: u64,
+    /// Also count each program's instructions once under valgrind's callgrind.
+    #[arg(long)]
+    instructions: bool,
 }
 
 pub fn run(options: &Options) -> Result<()> {
     if !Path::new("/usr/bin/time").exists() {
         bail!("cli-bench reads peak memory with GNU /usr/bin/time, which is not installed");
+    }
+    if options.instructions && Command::new("valgrind").arg("--version").output().is_err() {
+        bail!("--instructions counts with valgrind, which is not installed");
     }
     crate::publish::run_cargo(
         &[
@@ -55,7 +65,7 @@ pub fn run(options: &Options) -> Result<()> {
     let result = options
         .tasks
         .iter()
-        .try_for_each(|&count| measure(count, options.rounds, &cli, &sdk, &scratch));
+        .try_for_each(|&count| measure(count, options, &cli, &sdk, &scratch));
     let _ = std::fs::remove_dir_all(&scratch);
     result
 }
@@ -72,7 +82,7 @@ struct Run {
     peak_kib: u64,
 }
 
-fn measure(count: u64, rounds: u64, cli: &Path, sdk: &Path, scratch: &Path) -> Result<()> {
+fn measure(count: u64, options: &Options, cli: &Path, sdk: &Path, scratch: &Path) -> Result<()> {
     let server_exe = cli.with_file_name("examples").join("bench_server");
     let mut server = Command::new(server_exe)
         .args(["--tasks", &count.to_string()])
@@ -91,24 +101,30 @@ fn measure(count: u64, rounds: u64, cli: &Path, sdk: &Path, scratch: &Path) -> R
         (cli, &["encoder", "list-tasks", "--all", "--output", "ndjson"]),
         (sdk, &[]),
     ];
-    let run = |(exe, args): (&Path, &[&str]), stdout: &Path| -> Result<Run> {
-        let report = scratch.join("time");
-        let started = Instant::now();
-        let status = Command::new("/usr/bin/time")
-            .args(["-f", "%M", "-o"])
-            .arg(&report)
+    // `wrapper` runs the program: GNU time, or valgrind.
+    let command = |wrapper: &[&str], (exe, args): (&Path, &[&str])| {
+        let mut command = Command::new(wrapper[0]);
+        command
+            .args(&wrapper[1..])
             .arg(exe)
             .args(args)
             .env_clear()
             .env("VIDPLAT_ENCODER_URL", &url)
             .env("VIDPLAT_API_KEY", "bench-api-key")
             .env("VIDPLAT_CONFIG_DIR", scratch.join("config"))
-            .stdin(Stdio::null())
+            .stdin(Stdio::null());
+        command
+    };
+    let report = scratch.join("time");
+    let report_arg = report.to_string_lossy().into_owned();
+    let run = |program: (&Path, &[&str]), stdout: &Path| -> Result<Run> {
+        let started = Instant::now();
+        let status = command(&["/usr/bin/time", "-f", "%M", "-o", &report_arg], program)
             .stdout(std::fs::File::create(stdout)?)
             .status()?;
         let secs = started.elapsed().as_secs_f64();
         if !status.success() {
-            bail!("{} exited with {status}", exe.display());
+            bail!("{} exited with {status}", program.0.display());
         }
         let peak_kib = std::fs::read_to_string(&report)?
             .lines()
@@ -136,7 +152,7 @@ fn measure(count: u64, rounds: u64, cli: &Path, sdk: &Path, scratch: &Path) -> R
     }
     let null = Path::new("/dev/null");
     let (mut cli_runs, mut sdk_runs, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    for round in 0..rounds {
+    for round in 0..options.rounds {
         let (c, s) = if round % 2 == 0 {
             let c = run(programs[0], null)?;
             (c, run(programs[1], null)?)
@@ -148,6 +164,32 @@ fn measure(count: u64, rounds: u64, cli: &Path, sdk: &Path, scratch: &Path) -> R
         cli_runs.push(c);
         sdk_runs.push(s);
     }
+    let instructions = if options.instructions {
+        let instructions_of = |program| -> Result<u64> {
+            let (exe, _) = program;
+            let output = command(
+                &["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"],
+                program,
+            )
+            .stdout(Stdio::null())
+            .output()?;
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            if !output.status.success() {
+                bail!(
+                    "{} under valgrind exited with {}: {stderr}",
+                    exe.display(),
+                    output.status
+                );
+            }
+            stderr
+                .lines()
+                .find_map(|line| line.split_once("Collected :").and_then(|(_, n)| n.trim().parse().ok()))
+                .with_context(|| format!("callgrind's count in {stderr:?}"))
+        };
+        Some((instructions_of(programs[0])?, instructions_of(programs[1])?))
+    } else {
+        None
+    };
     drop(server.stdin.take());
     let _ = server.wait();
     let median = |mut values: Vec<f64>| {
@@ -170,5 +212,13 @@ fn measure(count: u64, rounds: u64, cli: &Path, sdk: &Path, scratch: &Path) -> R
         shown(&sdk_runs),
         median(ratios.clone())
     );
+    if let Some((cli, sdk)) = instructions {
+        println!(
+            "| {count}, instructions | {:.1} M | {:.1} M | **{:.3}** |",
+            cli as f64 / 1e6,
+            sdk as f64 / 1e6,
+            cli as f64 / sdk as f64
+        );
+    }
     Ok(())
 }
